@@ -1,0 +1,21 @@
+/**
+ * Unit tests (`src/**\/*.spec.ts`) and e2e tests (`test/**\/*.e2e-spec.ts`) in one run. The global setup starts
+ * one in-memory dev database; each test file gets a database of its own on it.
+ */
+module.exports = {
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  rootDir: '.',
+  testRegex: '(src/.*\\.spec|test/.*\\.e2e-spec)\\.ts$',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    // Some dependencies ship ES modules only; Node 20 can require() them, Jest cannot, so compile them.
+    '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition)/)'],
+  testEnvironment: 'node',
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

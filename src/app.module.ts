@@ -1,0 +1,30 @@
+import { Module, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { LoggingModule } from './common/logging/logging.module';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+
+/** Requests per minute per client IP on routes without a tighter @Throttle. */
+const DEFAULT_RATE_LIMIT = 600;
+
+@Module({
+  imports: [
+    ConfigModule,
+    LoggingModule,
+    DatabaseModule,
+    ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60_000, limit: DEFAULT_RATE_LIMIT }] }),
+    HealthModule,
+  ],
+  providers: [
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    {
+      provide: APP_PIPE,
+      useFactory: () => new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+    },
+    { provide: APP_GUARD, useClass: ThrottlerGuard },
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,72 @@
+import helmet from '@fastify/helmet';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { setupOpenApi } from './common/swagger/openapi';
+import type { Env } from './config/env';
+
+/** 1 MiB: larger JSON bodies answer 413. Uploads (multipart) have their own limits. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const REQUEST_ID_HEADER = 'x-request-id';
+const SAFE_REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** Reuses the caller's (or load balancer's) request id when it is well-formed; otherwise makes one. */
+function requestId(req: IncomingMessage): string {
+  const incoming = req.headers[REQUEST_ID_HEADER];
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+function trustProxy(value: string | undefined): boolean | string | number {
+  if (value === undefined) return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+export function createFastifyAdapter(env: Env): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    // Paths answer with or without the trailing slash the spec writes (`/users/` and `/users`).
+    routerOptions: { ignoreTrailingSlash: true },
+    // Access logs come from nestjs-pino, which logs this request id.
+    logger: false,
+    genReqId: requestId,
+    requestIdHeader: false,
+    // Stop accepting on close, but let in-flight requests finish.
+    return503OnClosing: true,
+  });
+}
+
+/** Everything main.ts and the tests apply on top of AppModule, so both run the same pipeline. */
+export async function configureApp(app: NestFastifyApplication): Promise<void> {
+  app.useLogger(app.get(Logger));
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+    });
+  app.enableShutdownHooks();
+  app.enableCors({
+    origin: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-App-Key', 'X-User-Id', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    maxAge: 600,
+  });
+  await app.register(helmet, {
+    // Swagger UI at /docs needs inline styles and scripts; everything else is JSON.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+      },
+    },
+  });
+  setupOpenApi(app);
+}

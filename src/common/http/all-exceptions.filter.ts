@@ -1,0 +1,98 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Error as MongooseError } from 'mongoose';
+import type { ErrorBody } from './envelope';
+
+interface Mapped {
+  status: number;
+  error: string;
+}
+
+/** Fastify's own errors (bad JSON, body too large, wrong content type) carry a status and an FST_ code. */
+interface FastifyError extends Error {
+  code: string;
+  statusCode: number;
+}
+
+const isFastifyError = (e: unknown): e is FastifyError =>
+  e instanceof Error &&
+  typeof (e as FastifyError).code === 'string' &&
+  (e as FastifyError).code.startsWith('FST_') &&
+  typeof (e as FastifyError).statusCode === 'number';
+
+const isDuplicateKey = (e: unknown): e is Error & { keyPattern?: object } =>
+  e instanceof Error && (e as { code?: unknown }).code === 11000;
+
+/** The fields of the violated unique index: from `keyPattern`, else from the index name in the message. */
+function duplicateFields(error: Error & { keyPattern?: object }): string[] {
+  if (error.keyPattern) return Object.keys(error.keyPattern);
+  const index = /index: (\S+)/.exec(error.message)?.[1] ?? '';
+  return index.split(/_-?1(?:_|$)/).filter(Boolean);
+}
+
+const FASTIFY_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'Malformed JSON in request body',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'Body cannot be empty when content-type is application/json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported media type',
+};
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  if (typeof message === 'string') return message;
+  return exception.message;
+}
+
+/**
+ * Turns every error into `{success:false, error}`. Known errors keep their status; database errors are
+ * mapped (duplicate key → 409, malformed id → 404, schema validation → 400); anything else is a 500 whose
+ * body carries only an `errorId` that is also in the log line with the stack.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const { status, error } = this.map(exception, request);
+    const body: ErrorBody = { success: false, error };
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+
+  private map(exception: unknown, request: FastifyRequest): Mapped {
+    if (exception instanceof HttpException) {
+      return { status: exception.getStatus(), error: messageOf(exception) };
+    }
+    if (isFastifyError(exception) && exception.statusCode < 500) {
+      return {
+        status: exception.statusCode,
+        error: FASTIFY_MESSAGES[exception.code] ?? exception.message,
+      };
+    }
+    if (isDuplicateKey(exception)) {
+      const fields = duplicateFields(exception);
+      return {
+        status: HttpStatus.CONFLICT,
+        error: fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record',
+      };
+    }
+    if (exception instanceof MongooseError.CastError) {
+      return { status: HttpStatus.NOT_FOUND, error: 'Not found' };
+    }
+    if (exception instanceof MongooseError.ValidationError) {
+      const fields = Object.values(exception.errors).map((e) => `${e.path}: ${e.message}`);
+      return { status: HttpStatus.BAD_REQUEST, error: fields.join('; ') };
+    }
+    const errorId = randomUUID();
+    this.logger.error(
+      { errorId, method: request?.method, url: request?.url, err: exception },
+      `Unhandled error ${errorId}`,
+    );
+    return { status: HttpStatus.INTERNAL_SERVER_ERROR, error: `Internal server error (errorId: ${errorId})` };
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The response envelope of DESIGN.md. Controllers build it explicitly with these helpers, so every
+ * route's shape is visible where the route is written (no interceptor guessing the shape).
+ */
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  pages: number;
+}
+
+export interface Ok<T> {
+  success: true;
+  data: T;
+  message?: string;
+}
+
+export interface Page<T> {
+  success: true;
+  data: T[];
+  pagination: Pagination;
+}
+
+export interface Done {
+  success: true;
+  message: string;
+}
+
+export interface ErrorBody {
+  success: false;
+  error: string;
+}
+
+export function ok<T>(data: T, message?: string): Ok<T> {
+  return message === undefined ? { success: true, data } : { success: true, data, message };
+}
+
+export function done(message: string): Done {
+  return { success: true, message };
+}
+
+export function page<T>(data: T[], pagination: Pagination): Page<T> {
+  return { success: true, data, pagination };
+}

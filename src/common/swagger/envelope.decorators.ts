@@ -1,0 +1,107 @@
+import { applyDecorators, HttpStatus, Type } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+
+/** Swagger models of the envelope (DESIGN.md "Envelope and errors"). */
+export class PaginationSchema {
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 20 }) limit: number;
+  @ApiProperty({ example: 42 }) total: number;
+  @ApiProperty({ example: 3 }) pages: number;
+}
+
+export class ErrorSchema {
+  @ApiProperty({ example: false }) success: false;
+  @ApiProperty({ example: 'email must be an email' }) error: string;
+}
+
+export class DoneSchema {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty() message: string;
+}
+
+type Model = Type<unknown> | 'object';
+
+function dataSchema(model: Model, isArray: boolean): SchemaObject | ReferenceObject {
+  const item: SchemaObject | ReferenceObject =
+    model === 'object' ? { type: 'object' } : { $ref: getSchemaPath(model) };
+  return isArray ? { type: 'array', items: item } : item;
+}
+
+function models(model: Model): Type<unknown>[] {
+  return model === 'object' ? [PaginationSchema, ErrorSchema] : [model, PaginationSchema, ErrorSchema];
+}
+
+export interface EnvelopeOptions {
+  status?: HttpStatus;
+  description?: string;
+  isArray?: boolean;
+  /** The route may also add `message` to the envelope. */
+  withMessage?: boolean;
+}
+
+/** `{success:true, data:<model>, message?}`. */
+export function ApiOkEnvelope(model: Model, options: EnvelopeOptions = {}) {
+  const properties: Record<string, SchemaObject | ReferenceObject> = {
+    success: { type: 'boolean', example: true },
+    data: dataSchema(model, options.isArray ?? false),
+  };
+  if (options.withMessage) properties.message = { type: 'string' };
+  return applyDecorators(
+    ApiExtraModels(...models(model)),
+    ApiResponse({
+      status: options.status ?? HttpStatus.OK,
+      description: options.description ?? 'Success',
+      schema: { type: 'object', required: ['success', 'data'], properties },
+    }),
+  );
+}
+
+/** `{success:true, data:[<model>], pagination}`. */
+export function ApiPageEnvelope(model: Model, description = 'One page of results') {
+  return applyDecorators(
+    ApiExtraModels(...models(model)),
+    ApiResponse({
+      status: HttpStatus.OK,
+      description,
+      schema: {
+        type: 'object',
+        required: ['success', 'data', 'pagination'],
+        properties: {
+          success: { type: 'boolean', example: true },
+          data: dataSchema(model, true),
+          pagination: { $ref: getSchemaPath(PaginationSchema) },
+        },
+      },
+    }),
+  );
+}
+
+/** `{success:true, message}`. */
+export function ApiDoneEnvelope(description = 'Success') {
+  return applyDecorators(
+    ApiExtraModels(DoneSchema),
+    ApiResponse({ status: HttpStatus.OK, description, type: DoneSchema }),
+  );
+}
+
+const ERROR_DESCRIPTIONS: Partial<Record<HttpStatus, string>> = {
+  [HttpStatus.BAD_REQUEST]: 'Invalid input; the message names the offending fields',
+  [HttpStatus.UNAUTHORIZED]: 'Missing or invalid credentials',
+  [HttpStatus.FORBIDDEN]: 'The credentials do not allow this operation',
+  [HttpStatus.NOT_FOUND]: 'Not found',
+  [HttpStatus.CONFLICT]: 'Conflicts with an existing record',
+  [HttpStatus.PAYLOAD_TOO_LARGE]: 'Request body too large',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'Rate limit exceeded; see Retry-After',
+  [HttpStatus.SERVICE_UNAVAILABLE]: 'Service unavailable',
+};
+
+/** Documents the error envelope for the given statuses (500 is documented globally). */
+export function ApiErrors(...statuses: HttpStatus[]) {
+  return applyDecorators(
+    ApiExtraModels(ErrorSchema),
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: ERROR_DESCRIPTIONS[status] ?? 'Error', type: ErrorSchema }),
+    ),
+  );
+}

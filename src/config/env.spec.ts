@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidEnvironmentError, validateEnv } from './env';
+
+const secret = 'x'.repeat(32);
+
+describe('validateEnv', () => {
+  it('applies the contract defaults', () => {
+    const env = validateEnv({ APP_SECRET: secret });
+    expect(env).toMatchObject({
+      PORT: 3000,
+      HOST: '0.0.0.0',
+      DATA_DIR: '.data',
+      JWT_EXPIRES_IN: '1h',
+      MAIL_FROM: 'Admin Service <no-reply@localhost>',
+      EMAIL_WORKER_INTERVAL_MS: 1000,
+      EMAIL_WORKER_ENABLED: true,
+    });
+    expect(env.publicBaseUrl).toBe('http://localhost:3000');
+  });
+
+  it('converts numbers and booleans', () => {
+    const env = validateEnv({ APP_SECRET: secret, PORT: '8080', EMAIL_WORKER_ENABLED: 'false' });
+    expect(env.PORT).toBe(8080);
+    expect(env.EMAIL_WORKER_ENABLED).toBe(false);
+    expect(env.publicBaseUrl).toBe('http://localhost:8080');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['MONGODB_URI', 'postgres://x'],
+    ['JWT_EXPIRES_IN', 'forever'],
+    ['SMTP_URL', 'http://mail'],
+    ['EMAIL_WORKER_ENABLED', 'maybe'],
+    ['WEBHOOK_SECRET', 'plain'],
+    ['APP_SECRET', 'short'],
+    ['LOG_LEVEL', 'loud'],
+  ])('stops with a message naming %s for %p', (name, value) => {
+    expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(InvalidEnvironmentError);
+    expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('requires APP_SECRET in production', () => {
+    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(/APP_SECRET/);
+  });
+
+  it('generates a secret once into DATA_DIR outside production and reuses it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'env-spec-'));
+    const first = validateEnv({ DATA_DIR: dir }).APP_SECRET;
+    const second = validateEnv({ DATA_DIR: dir }).APP_SECRET;
+    expect(first).toHaveLength(64);
+    expect(second).toBe(first);
+    expect(readFileSync(join(dir, 'app-secret'), 'utf8').trim()).toBe(first);
+    expect(statSync(join(dir, 'app-secret')).mode & 0o777).toBe(0o600);
+  });
+});

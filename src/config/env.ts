@@ -1,0 +1,148 @@
+import { existsSync } from 'node:fs';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+import { resolveAppSecret } from './app-secret';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const NODE_ENVS = ['development', 'production', 'test'] as const;
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && value !== '' ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : (value as unknown);
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** The service's environment, with exactly the names of DESIGN.md's contract table (plus NODE_ENV, LOG_LEVEL). */
+export class Env {
+  @IsIn(NODE_ENVS)
+  NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^mongodb(\+srv)?:\/\/\S+$/, {
+    message: 'must be a mongodb:// or mongodb+srv:// connection string',
+  })
+  MONGODB_URI?: string;
+
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = '.data';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters' })
+  APP_SECRET?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^\s@]+@[^\s@]+$/, { message: 'must be an e-mail address' })
+  ADMIN_EMAIL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(6)
+  @MaxLength(72, { message: 'must be at most 72 characters (bcrypt)' })
+  ADMIN_PASSWORD?: string;
+
+  @Matches(/^\d+[smhd]$/, { message: 'must be a duration such as 15m, 1h or 7d' })
+  JWT_EXPIRES_IN = '1h';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsString()
+  @MinLength(3)
+  MAIL_FROM = 'Admin Service <no-reply@localhost>';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^whsec_[A-Za-z0-9+/=]+$/, { message: 'must be a whsec_ secret' })
+  WEBHOOK_SECRET?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  CHAT_DEFAULT_WEBHOOK_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(3_600_000)
+  EMAIL_WORKER_INTERVAL_MS = 1000;
+
+  @Transform(toBool)
+  @IsBoolean()
+  EMAIL_WORKER_ENABLED = true;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  get publicBaseUrl(): string {
+    return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+  }
+}
+
+/** Thrown at start-up when the environment is invalid; the message names every offending variable. */
+export class InvalidEnvironmentError extends Error {}
+
+/**
+ * Validates and types the environment: a bad value stops the process with a message naming the variable.
+ */
+export function validateEnv(raw: Record<string, unknown>): Env {
+  const env = plainToInstance(Env, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new InvalidEnvironmentError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  env.APP_SECRET = resolveAppSecret(env);
+  return env;
+}
+
+let loaded: Env | undefined;
+
+/** The process's environment, validated once (`.env` in the working directory is read first if present). */
+export function loadEnv(): Env {
+  if (!loaded) {
+    if (existsSync('.env')) process.loadEnvFile('.env');
+    loaded = validateEnv(process.env);
+  }
+  return loaded;
+}

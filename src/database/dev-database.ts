@@ -1,0 +1,120 @@
+import { ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { MongoClient } from 'mongodb';
+
+/** Where the launcher's pom.xml and Java class live (tools/mongo-dev-server at the project root). */
+const LAUNCHER_DIR = resolve(__dirname, '..', '..', 'tools', 'mongo-dev-server');
+const LAUNCHER_JAR = join(LAUNCHER_DIR, 'target', 'mongo-dev-server-1.0.0.jar');
+const MAIN_CLASS = 'dev.adminservice.MongoDevServer';
+const READY_TIMEOUT_MS = 60_000;
+
+export interface DevDatabase {
+  /** Connection string without a database name, e.g. `mongodb://127.0.0.1:40123`. */
+  readonly uri: string;
+  stop(): Promise<void>;
+}
+
+export interface DevDatabaseOptions {
+  /** H2 MVStore file for persistent data; omitted means an in-memory database. */
+  file?: string;
+  port?: number;
+}
+
+function requireTool(command: string, args: string[], install: string): void {
+  const probe = spawnSync(command, args, { stdio: 'ignore' });
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      `The embedded dev database needs ${command}, which was not found on PATH. ${install} ` +
+        'Or set MONGODB_URI to use an existing MongoDB server.',
+    );
+  }
+}
+
+/** Builds the launcher once; Maven downloads mongo-java-server from Maven Central on the first run. */
+export function buildDevDatabaseLauncher(): void {
+  if (existsSync(LAUNCHER_JAR) && existsSync(join(LAUNCHER_DIR, 'target', 'lib'))) return;
+  requireTool(
+    'java',
+    ['-version'],
+    'Install Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`).',
+  );
+  requireTool('mvn', ['-v'], 'Install Maven (e.g. `apt-get install maven`).');
+  const build = spawnSync('mvn', ['-q', '-B', 'package', '-DskipTests'], {
+    cwd: LAUNCHER_DIR,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) {
+    throw new Error(
+      `Building the dev database launcher failed (mvn exit code ${build.status}) in ${LAUNCHER_DIR}`,
+    );
+  }
+}
+
+async function waitForReadyLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  const lines = createInterface({ input: child.stdout });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`The dev database did not start within ${READY_TIMEOUT_MS} ms. ${stderr}`));
+    }, READY_TIMEOUT_MS);
+    lines.on('line', (line) => {
+      const match = /^READY (mongodb:\/\/\S+)$/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`The dev database exited with code ${code} before it was ready. ${stderr}`));
+    });
+  });
+}
+
+async function waitForPing(uri: string): Promise<void> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.db('admin').command({ ping: 1 });
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Starts the embedded dev database (mongo-java-server) on 127.0.0.1 and resolves once it answers `ping`.
+ * The child reads its standard input and exits when it closes, so it stops with this process even if
+ * this process is killed.
+ */
+export async function startDevDatabase(options: DevDatabaseOptions = {}): Promise<DevDatabase> {
+  buildDevDatabaseLauncher();
+  const args = ['-cp', `${LAUNCHER_JAR}:${join(LAUNCHER_DIR, 'target', 'lib', '*')}`, MAIN_CLASS];
+  args.push('--port', String(options.port ?? 0));
+  if (options.file) args.push('--file', resolve(options.file));
+
+  const child = spawn('java', ['-Xss4m', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const uri = await waitForReadyLine(child);
+  await waitForPing(uri);
+
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return {
+    uri,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Adds a database name to a connection string that has none (`mongodb://host:port` → `.../name`). */
+export function withDatabaseName(uri: string, name: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${name}`;
+  return url.toString();
+}

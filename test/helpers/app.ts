@@ -1,0 +1,47 @@
+import type { ModuleMetadata } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { getConnectionToken } from '@nestjs/mongoose';
+import type { Connection } from 'mongoose';
+import { AppModule } from '../../src/app.module';
+import { configureApp, createFastifyAdapter } from '../../src/app.setup';
+import { loadEnv } from '../../src/config/env';
+import { HttpClient } from './http';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  http: HttpClient;
+  connection: Connection;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Test-only modules mounted beside AppModule (e.g. routes that exercise one decorator). */
+  imports?: ModuleMetadata['imports'];
+}
+
+/** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule, ...(options.imports ?? [])],
+  }).compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(loadEnv()), {
+    bufferLogs: true,
+  });
+  await configureApp(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  const connection = app.get<Connection>(getConnectionToken());
+  return {
+    app,
+    http: new HttpClient(app),
+    connection,
+    close: () => app.close(),
+  };
+}
+
+/** Empties every collection of the test file's database (indexes stay). */
+export async function resetDatabase(connection: Connection): Promise<void> {
+  const collections = await connection.db!.collections();
+  await Promise.all(collections.map((collection) => collection.deleteMany({})));
+}

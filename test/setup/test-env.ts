@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Runs before each test file's imports: a database of its own on the shared dev server, a fixed secret,
+ * quiet logs, a private DATA_DIR and no background e-mail worker unless a test starts one.
+ */
+const base = process.env.TEST_MONGODB_BASE_URI;
+if (base) {
+  const name = `test_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(4).toString('hex')}`;
+  process.env.MONGODB_URI = `${base}/${name}`;
+}
+process.env.NODE_ENV = 'test';
+process.env.APP_SECRET = 'test-secret-that-is-at-least-thirty-two-characters-long';
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+process.env.DATA_DIR = join(tmpdir(), `admin-service-test-${randomBytes(4).toString('hex')}`);
+process.env.EMAIL_WORKER_ENABLED = 'false';

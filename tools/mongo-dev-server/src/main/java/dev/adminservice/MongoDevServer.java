@@ -1,0 +1,95 @@
+package dev.adminservice;
+
+import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The embedded development database: a MongoDB wire-protocol server (mongo-java-server) on 127.0.0.1.
+ *
+ * <p>Usage: {@code MongoDevServer [--port N] [--file PATH]}. Without {@code --file} the data lives in memory
+ * (tests); with it, in an H2 MVStore file (local runs). Port 0 picks a free port. Prints exactly one line
+ * {@code READY <connection string>} once it accepts connections, and stops when its standard input closes,
+ * so it never outlives the Node process that started it.
+ */
+public final class MongoDevServer {
+
+  /** The current Node driver refuses servers below wire version 9; the library reports 8 by default. */
+  private static final MongoVersion MONGO_7_0 =
+      new MongoVersion() {
+        @Override
+        public List<Integer> getVersionArray() {
+          return List.of(7, 0, 0);
+        }
+
+        @Override
+        public String toVersionString() {
+          return "7.0.0";
+        }
+
+        @Override
+        public int getWireVersion() {
+          return 21;
+        }
+      };
+
+  private MongoDevServer() {}
+
+  public static void main(String[] args) throws IOException {
+    int port = 0;
+    String file = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--port" -> port = Integer.parseInt(args[++i]);
+        case "--file" -> file = args[++i];
+        default -> {
+          System.err.println("unknown argument: " + args[i]);
+          System.exit(2);
+        }
+      }
+    }
+
+    MongoBackend backend = openBackend(file);
+    backend.version(MONGO_7_0);
+    MongoServer server = new MongoServer(backend);
+    server.bind("127.0.0.1", port);
+    InetSocketAddress address = server.getLocalAddress();
+
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server, backend)));
+    System.out.println("READY mongodb://127.0.0.1:" + address.getPort());
+    System.out.flush();
+
+    waitForEndOfInput(System.in);
+    System.exit(0);
+  }
+
+  private static MongoBackend openBackend(String file) throws IOException {
+    if (file == null) {
+      return new MemoryBackend();
+    }
+    Path path = Path.of(file).toAbsolutePath();
+    Files.createDirectories(path.getParent());
+    return new H2Backend(path.toString());
+  }
+
+  private static void waitForEndOfInput(InputStream in) throws IOException {
+    byte[] buffer = new byte[256];
+    while (in.read(buffer) >= 0) {
+      // Input carries no commands; reading only detects that the parent went away.
+    }
+  }
+
+  private static void stop(MongoServer server, MongoBackend backend) {
+    server.shutdownNow();
+    // Closing the H2 backend commits and closes the MVStore file, so nothing written is lost.
+    backend.close();
+  }
+}
