@@ -6,12 +6,7 @@ module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: '.',
   testRegex: '(src/.*\\.spec|test/.*\\.e2e-spec)\\.ts$',
-  transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-    // Some dependencies ship ES modules only; Node 20 can require() them, Jest cannot, so compile them.
-    '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true } }],
-  },
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition)/)'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
