@@ -1,11 +1,13 @@
 import { Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { LoggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { UsersModule } from './users/users.module';
 
 /** Requests per minute per client IP on routes without a tighter @Throttle. */
 const DEFAULT_RATE_LIMIT = 600;
@@ -17,6 +19,8 @@ const DEFAULT_RATE_LIMIT = 600;
     DatabaseModule,
     ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60_000, limit: DEFAULT_RATE_LIMIT }] }),
     HealthModule,
+    AuthModule,
+    UsersModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
@@ -24,6 +28,7 @@ const DEFAULT_RATE_LIMIT = 600;
       provide: APP_PIPE,
       useFactory: () => new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
     },
+    // Throttling runs first, so unauthenticated floods are limited too; the bearer guard comes from AuthModule.
     { provide: APP_GUARD, useClass: ThrottlerGuard },
   ],
 })

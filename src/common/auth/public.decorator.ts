@@ -1,6 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-
-export const IS_PUBLIC = 'auth:public';
+import { AUTH_POLICY, AuthPolicy } from './auth-policy';
 
 /** Marks a route that needs no credential (the global guard denies everything else by default). */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+export const Public = () => SetMetadata(AUTH_POLICY, { credential: 'none' } satisfies AuthPolicy);

@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, NotFoundException, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Throttle } from '@nestjs/throttler';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
+import { Public } from '../common/auth/public.decorator';
+import { Access } from '../common/auth/roles';
+import { ApiErrors } from '../common/swagger/envelope.decorators';
+import { Env } from '../config/env';
+import { AuthService } from './auth.service';
+import { HashPasswordDto, HashResponse, LoginDto, MeResponse, TokenResponse } from './dto/auth.dto';
+
+/** Login attempts per minute per client IP. */
+const LOGIN_RATE_LIMIT = { default: { limit: 10, ttl: 60_000 } };
+
+@ApiTags('Auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly env: Env,
+  ) {}
+
+  @Post('login')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @Throttle(LOGIN_RATE_LIMIT)
+  @ApiOperation({ summary: 'Back-office login with e-mail and password' })
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.UNAUTHORIZED, HttpStatus.TOO_MANY_REQUESTS)
+  async login(@Body() dto: LoginDto): Promise<TokenResponse> {
+    const { token, user } = await this.auth.login(dto.email, dto.password);
+    return { success: true, token, user };
+  }
+
+  @Post('refresh')
+  @Authenticated(Access.SignedIn)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'A fresh token for a still-valid one' })
+  @ApiOkResponse({ type: TokenResponse })
+  async refresh(@CurrentUser() user: AuthUser): Promise<TokenResponse> {
+    return { success: true, token: await this.auth.refresh(user), user };
+  }
+
+  @Get('me')
+  @Authenticated(Access.SignedIn)
+  @ApiOperation({ summary: 'The signed-in user' })
+  @ApiOkResponse({ type: MeResponse })
+  me(@CurrentUser() user: AuthUser): MeResponse {
+    return { success: true, user };
+  }
+
+  @Post('hash-password')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @Throttle(LOGIN_RATE_LIMIT)
+  @ApiOperation({ summary: 'Development helper: bcrypt hash of a password (404 in production)' })
+  @ApiOkResponse({ type: HashResponse })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
+  async hashPassword(@Body() dto: HashPasswordDto): Promise<HashResponse> {
+    if (this.env.NODE_ENV === 'production') throw new NotFoundException('Cannot POST /auth/hash-password');
+    return { hash: await this.auth.hashPassword(dto.password) };
+  }
+}

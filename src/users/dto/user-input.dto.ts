@@ -1,0 +1,155 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEmail,
+  IsEnum,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { Role, ROLES } from '../../common/auth/roles';
+import { BIO_MAX_LENGTH, LANGUAGES, THEMES } from '../schemas/user.schema';
+
+export const PASSWORD_MIN_LENGTH = 6;
+/** bcrypt reads at most 72 bytes; longer passwords would be silently truncated. */
+export const PASSWORD_MAX_LENGTH = 72;
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class UserProfileInput {
+  @ApiPropertyOptional({ format: 'uri' })
+  @IsOptional()
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
+  @MaxLength(2048)
+  avatar?: string;
+
+  @ApiPropertyOptional({ maxLength: BIO_MAX_LENGTH })
+  @IsOptional()
+  @IsString()
+  @MaxLength(BIO_MAX_LENGTH)
+  bio?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  phone?: string;
+
+  @ApiPropertyOptional({ default: 'UTC' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  timezone?: string;
+
+  @ApiPropertyOptional({ enum: LANGUAGES, default: 'en' })
+  @IsOptional()
+  @IsIn(LANGUAGES)
+  language?: (typeof LANGUAGES)[number];
+}
+
+export class NotificationSettingsInput {
+  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() email?: boolean;
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() push?: boolean;
+}
+
+export class UserSettingsInput {
+  @ApiPropertyOptional({ type: NotificationSettingsInput })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => NotificationSettingsInput)
+  notifications?: NotificationSettingsInput;
+
+  @ApiPropertyOptional({ enum: THEMES, default: 'auto' })
+  @IsOptional()
+  @IsIn(THEMES)
+  theme?: (typeof THEMES)[number];
+
+  @ApiPropertyOptional({ description: 'An app id' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  defaultApp?: string;
+}
+
+export class PasswordDto {
+  @ApiProperty({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
+  @IsString()
+  @MinLength(PASSWORD_MIN_LENGTH)
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  password: string;
+}
+
+export class CreateUserDto extends PasswordDto {
+  @ApiProperty({ format: 'email' })
+  @Transform(trim)
+  @IsEmail()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) firstName: string;
+  @ApiProperty() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) lastName: string;
+
+  @ApiPropertyOptional({ enum: ROLES, default: Role.User })
+  @IsOptional()
+  @IsEnum(Role)
+  role?: Role;
+
+  @ApiPropertyOptional({ type: UserProfileInput })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UserProfileInput)
+  profile?: UserProfileInput;
+
+  @ApiPropertyOptional({ type: UserSettingsInput })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UserSettingsInput)
+  settings?: UserSettingsInput;
+}
+
+/** Only these fields may change; anything else (password, email, _id, loginCount…) is a 400. */
+export class UpdateUserDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  firstName?: string;
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  lastName?: string;
+  @ApiPropertyOptional({ enum: ROLES }) @IsOptional() @IsEnum(Role) role?: Role;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() isActive?: boolean;
+
+  @ApiPropertyOptional({ type: UserProfileInput })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UserProfileInput)
+  profile?: UserProfileInput;
+
+  @ApiPropertyOptional({ type: UserSettingsInput })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UserSettingsInput)
+  settings?: UserSettingsInput;
+}
+
+export class ListUsersQuery {
+  @ApiPropertyOptional({ enum: ROLES }) @IsOptional() @IsEnum(Role) role?: Role;
+
+  @ApiPropertyOptional({ enum: ['true', 'false'] })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  isActive?: 'true' | 'false';
+}

@@ -1,0 +1,82 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Patch,
+  Post,
+  Query,
+} from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
+import { Access } from '../common/auth/roles';
+import { done, ok } from '../common/http/envelope';
+import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
+import { CreateUserDto, ListUsersQuery, PasswordDto, UpdateUserDto } from './dto/user-input.dto';
+import { toUserView, UserView } from './dto/user.dto';
+import { UsersService } from './users.service';
+
+@ApiTags('Users')
+@Controller('users')
+@Authenticated(Access.Admin)
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'List admin users (no pagination)' })
+  @ApiOkEnvelope(UserView, { isArray: true })
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async list(@Query() query: ListUsersQuery) {
+    return ok((await this.users.list(query)).map(toUserView));
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create an admin user' })
+  @ApiOkEnvelope(UserView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  async create(@Body() dto: CreateUserDto) {
+    return ok(toUserView(await this.users.create(dto)), 'User created');
+  }
+
+  @Get(':id')
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'Get an admin user' })
+  @ApiOkEnvelope(UserView)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async get(@Param('id') id: string) {
+    return ok(toUserView(await this.users.get(id)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Update profile, settings, role or active flag' })
+  @ApiOkEnvelope(UserView, { withMessage: true })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async update(@Param('id') id: string, @Body() dto: UpdateUserDto) {
+    return ok(toUserView(await this.users.update(id, dto)), 'User updated');
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Deactivate an admin user (soft delete)' })
+  @ApiDoneEnvelope()
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async remove(@Param('id') id: string) {
+    await this.users.deactivate(id);
+    return done('User deactivated');
+  }
+
+  @Patch(':id/password')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated(Access.SignedIn)
+  @ApiOperation({ summary: "Change a user's password (admins: anyone's; others: their own)" })
+  @ApiDoneEnvelope()
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
+  async changePassword(@CurrentUser() caller: AuthUser, @Param('id') id: string, @Body() dto: PasswordDto) {
+    await this.users.changePassword(caller, id, dto.password);
+    return done('Password updated');
+  }
+}

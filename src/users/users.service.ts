@@ -1,0 +1,158 @@
+import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import * as bcrypt from 'bcrypt';
+import { isValidObjectId, Model, Types } from 'mongoose';
+import type { AuthUser } from '../common/auth/current-user.decorator';
+import { Role } from '../common/auth/roles';
+import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './dto/user-input.dto';
+import { User } from './schemas/user.schema';
+
+export const BCRYPT_COST = 12;
+
+/** The fields the bearer guard needs to accept a token. */
+export interface TokenSubject {
+  _id: Types.ObjectId;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: Role;
+  isActive: boolean;
+  tokenVersion: number;
+}
+
+export const displayName = (user: Pick<User, 'firstName' | 'lastName'>) =>
+  `${user.firstName} ${user.lastName}`.trim();
+
+/** Flattens `{profile:{bio}}` into `{'profile.bio'}` so a partial update keeps the sibling fields. */
+function dotted(prefix: string, value: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (inner === undefined) continue;
+    const path = `${prefix}.${key}`;
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) Object.assign(out, dotted(path, inner));
+    else out[path] = inner;
+  }
+  return out;
+}
+
+@Injectable()
+export class UsersService {
+  constructor(@InjectModel(User.name) private readonly users: Model<User>) {}
+
+  hashPassword(password: string): Promise<string> {
+    return bcrypt.hash(password, BCRYPT_COST);
+  }
+
+  async list(query: ListUsersQuery): Promise<User[]> {
+    const filter: Record<string, unknown> = {};
+    if (query.role) filter.role = query.role;
+    if (query.isActive) filter.isActive = query.isActive === 'true';
+    return this.users.find(filter).sort({ createdAt: -1 }).lean<User[]>().exec();
+  }
+
+  async create(dto: CreateUserDto): Promise<User> {
+    const password = await this.hashPassword(dto.password);
+    const created = await this.users.create({ ...dto, password });
+    return this.get(String(created._id));
+  }
+
+  async get(id: string): Promise<User> {
+    const user = isValidObjectId(id) ? await this.users.findById(id).lean<User>().exec() : null;
+    if (!user) throw new NotFoundException('User not found');
+    return user;
+  }
+
+  async update(id: string, dto: UpdateUserDto): Promise<User> {
+    const current = await this.get(id);
+    const { profile, settings, ...plain } = dto;
+    const set: Record<string, unknown> = { ...plain };
+    if (profile) Object.assign(set, dotted('profile', profile));
+    if (settings) Object.assign(set, dotted('settings', settings));
+    const revokesTokens =
+      (dto.role !== undefined && dto.role !== current.role) || (dto.isActive === false && current.isActive);
+    const updated = await this.users
+      .findByIdAndUpdate(
+        id,
+        { $set: set, ...(revokesTokens ? { $inc: { tokenVersion: 1 } } : {}) },
+        { new: true, runValidators: true },
+      )
+      .lean<User>()
+      .exec();
+    if (!updated) throw new NotFoundException('User not found');
+    return updated;
+  }
+
+  /** Soft delete: the record stays, the user can no longer sign in, and their tokens stop working. */
+  async deactivate(id: string): Promise<void> {
+    await this.get(id);
+    await this.users.updateOne({ _id: id }, { $set: { isActive: false }, $inc: { tokenVersion: 1 } }).exec();
+  }
+
+  /** Admins may change anyone's password; anyone may change their own. Earlier tokens stop working. */
+  async changePassword(caller: AuthUser, id: string, password: string): Promise<void> {
+    if (caller.role !== Role.Admin && caller.id !== id) {
+      throw new ForbiddenException('You may only change your own password');
+    }
+    await this.get(id);
+    const hash = await this.hashPassword(password);
+    await this.users.updateOne({ _id: id }, { $set: { password: hash }, $inc: { tokenVersion: 1 } }).exec();
+  }
+
+  /** For login: the user with the password hash, or null. */
+  findByEmailWithPassword(
+    email: string,
+  ): Promise<(User & { password: string; tokenVersion: number }) | null> {
+    return this.users
+      .findOne({ email: email.trim().toLowerCase() })
+      .select('+password +tokenVersion')
+      .lean<User & { password: string; tokenVersion: number }>()
+      .exec();
+  }
+
+  /** For the bearer guard: one lookup by `_id`. */
+  findTokenSubject(id: string): Promise<TokenSubject | null> {
+    if (!isValidObjectId(id)) return Promise.resolve(null);
+    return this.users
+      .findById(id)
+      .select('email firstName lastName role isActive +tokenVersion')
+      .lean<TokenSubject>()
+      .exec();
+  }
+
+  async recordLogin(id: Types.ObjectId): Promise<void> {
+    await this.users
+      .updateOne({ _id: id }, { $set: { lastLoginAt: new Date() }, $inc: { loginCount: 1 } })
+      .exec();
+  }
+
+  /**
+   * Creates the bootstrap admin unless a user with that e-mail exists. An upsert with `$setOnInsert`, so
+   * several instances starting together create it once and an existing password is never overwritten.
+   */
+  async ensureAdmin(email: string, password: string): Promise<boolean> {
+    const normalized = email.trim().toLowerCase();
+    if (await this.users.exists({ email: normalized })) return false;
+    const hash = await this.hashPassword(password);
+    const result = await this.users
+      .updateOne(
+        { email: normalized },
+        {
+          $setOnInsert: {
+            email: normalized,
+            password: hash,
+            firstName: 'Admin',
+            lastName: '',
+            role: Role.Admin,
+            isActive: true,
+            profile: { timezone: 'UTC', language: 'en' },
+            settings: { notifications: { email: true, push: false }, theme: 'auto' },
+            loginCount: 0,
+            tokenVersion: 0,
+          },
+        },
+        { upsert: true, timestamps: true },
+      )
+      .exec();
+    return result.upsertedCount === 1;
+  }
+}

@@ -1,0 +1,17 @@
+import { createTestApp, TestApp } from './helpers/app';
+
+describe('POST /auth/hash-password in production', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    process.env.NODE_ENV = 'production';
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 404 as if the route did not exist', async () => {
+    const res = await t.http.post('/auth/hash-password', { password: 'secret1' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: 'Cannot POST /auth/hash-password' });
+  });
+});

@@ -1,0 +1,48 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AUTH_POLICY, AuthPolicy } from '../../src/common/auth/auth-policy';
+
+export interface RouteEntry {
+  method: string;
+  path: string;
+  /** Undefined when the route made no decision (the guard then treats it as admin-only bearer). */
+  policy?: AuthPolicy;
+}
+
+const joinPath = (...parts: (string | undefined)[]) =>
+  '/' +
+  parts
+    .flatMap((part) => (part ?? '').split('/'))
+    .filter(Boolean)
+    .join('/');
+
+/** Every route of the application with its auth policy, read from Nest's metadata (needs DiscoveryModule). */
+export function routeTable(app: NestFastifyApplication): RouteEntry[] {
+  const discovery = app.get(DiscoveryService);
+  const scanner = app.get(MetadataScanner);
+  const reflector = app.get(Reflector);
+  const routes: RouteEntry[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const instance = wrapper.instance as object | undefined;
+    if (!instance || !wrapper.metatype) continue;
+    const controller = wrapper.metatype;
+    const prefix = Reflect.getMetadata(PATH_METADATA, controller) as string | string[];
+    const prototype = Object.getPrototypeOf(instance) as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[name];
+      const path = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (path === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+      const policy = reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]);
+      for (const base of [prefix].flat()) {
+        for (const sub of [path].flat()) routes.push({ method, path: joinPath(base, sub), policy });
+      }
+    }
+  }
+  return routes;
+}
+
+/** A concrete URL for a route pattern: every `:param` becomes a placeholder value. */
+export const sampleUrl = (path: string) => path.replace(/:[A-Za-z]+/g, 'sample-id');
