@@ -1,5 +1,7 @@
 import { Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -17,6 +19,9 @@ const DEFAULT_RATE_LIMIT = 600;
     ConfigModule,
     LoggingModule,
     DatabaseModule,
+    // Domain events (new ticket, new want, …) for chat notifications; scheduled jobs (the e-mail worker).
+    EventEmitterModule.forRoot(),
+    ScheduleModule.forRoot(),
     ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60_000, limit: DEFAULT_RATE_LIMIT }] }),
     HealthModule,
     AuthModule,
