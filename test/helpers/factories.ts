@@ -1,0 +1,20 @@
+import { getModelToken } from '@nestjs/mongoose';
+import { randomBytes } from 'node:crypto';
+import type { Model } from 'mongoose';
+import { App } from '../../src/apps/schemas/app.schema';
+import type { TestApp } from './app';
+
+let appCounter = 0;
+
+/** Seeds an app record directly (for tests of other groups that only need an app to exist). */
+export async function seedApp(t: TestApp, overrides: Partial<App> = {}): Promise<App> {
+  appCounter += 1;
+  const apps = t.app.get<Model<App>>(getModelToken(App.name));
+  const created = await apps.create({
+    id: `app-${appCounter}-${randomBytes(3).toString('hex')}`,
+    name: `App ${appCounter}`,
+    publicKey: `pk_${randomBytes(24).toString('hex')}`,
+    ...overrides,
+  });
+  return created.toObject();
+}
