@@ -9,8 +9,10 @@ import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { LoggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { UsersModule } from './users/users.module';
+import { WantsModule } from './wants/wants.module';
 
 /** Requests per minute per client IP on routes without a tighter @Throttle. */
 const DEFAULT_RATE_LIMIT = 600;
@@ -28,6 +30,8 @@ const DEFAULT_RATE_LIMIT = 600;
     AuthModule,
     UsersModule,
     AppsModule,
+    WantsModule,
+    FeedbackModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

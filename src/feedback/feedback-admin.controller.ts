@@ -1,0 +1,92 @@
+import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Access } from '../common/auth/roles';
+import { done, ok, page } from '../common/http/envelope';
+import {
+  ApiDoneEnvelope,
+  ApiErrors,
+  ApiOkEnvelope,
+  ApiPageEnvelope,
+} from '../common/swagger/envelope.decorators';
+import {
+  FeedbackPriorityDto,
+  FeedbackStats,
+  FeedbackStatusDto,
+  FeedbackView,
+  ListFeedbackQuery,
+  toFeedbackView,
+  UpdateFeedbackDto,
+} from './dto/feedback.dto';
+import { FeedbackService } from './feedback.service';
+
+@ApiTags('Feedback')
+@Controller('admin/:appId/feedback')
+@Authenticated(Access.Write)
+export class FeedbackAdminController {
+  constructor(private readonly feedback: FeedbackService) {}
+
+  @Get('stats')
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'Counts of the app’s feedback by type and status' })
+  @ApiOkEnvelope(FeedbackStats)
+  async stats(@Param('appId') appId: string) {
+    return ok(await this.feedback.stats(appId));
+  }
+
+  @Get()
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'List the app’s feedback' })
+  @ApiPageEnvelope(FeedbackView)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async list(@Param('appId') appId: string, @Query() query: ListFeedbackQuery) {
+    const { items, pagination } = await this.feedback.list(appId, query);
+    return page(items.map(toFeedbackView), pagination);
+  }
+
+  @Get(':id')
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'Get one feedback' })
+  @ApiOkEnvelope(FeedbackView)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async get(@Param('appId') appId: string, @Param('id') id: string) {
+    return ok(toFeedbackView(await this.feedback.get(appId, id)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Edit type, subject or message' })
+  @ApiOkEnvelope(FeedbackView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async update(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: UpdateFeedbackDto) {
+    return ok(toFeedbackView(await this.feedback.update(appId, id, dto)));
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete one feedback' })
+  @ApiDoneEnvelope()
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async remove(@Param('appId') appId: string, @Param('id') id: string) {
+    await this.feedback.remove(appId, id);
+    return done('Feedback deleted');
+  }
+
+  @Patch(':id/status')
+  @ApiOperation({ summary: 'Change the status' })
+  @ApiOkEnvelope(FeedbackView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async setStatus(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: FeedbackStatusDto) {
+    return ok(toFeedbackView(await this.feedback.setStatus(appId, id, dto.status)));
+  }
+
+  @Patch(':id/priority')
+  @ApiOperation({ summary: 'Change the priority' })
+  @ApiOkEnvelope(FeedbackView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async setPriority(
+    @Param('appId') appId: string,
+    @Param('id') id: string,
+    @Body() dto: FeedbackPriorityDto,
+  ) {
+    return ok(toFeedbackView(await this.feedback.setPriority(appId, id, dto.priority)));
+  }
+}

@@ -1,0 +1,19 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { Types } from 'mongoose';
+
+/** One vote of one voter (end user id or client IP) on one want. */
+@Schema({ collection: 'want_votes', timestamps: { createdAt: true, updatedAt: false } })
+export class WantVote {
+  _id: Types.ObjectId;
+  @Prop({ required: true }) wantId: Types.ObjectId;
+  @Prop({ required: true }) appId: string;
+  @Prop({ required: true }) voterId: string;
+  createdAt: Date;
+}
+
+export const WantVoteSchema = SchemaFactory.createForClass(WantVote);
+
+// One vote per want and voter: the invariant that keeps voteCount exact under concurrent requests.
+WantVoteSchema.index({ wantId: 1, voterId: 1 }, { unique: true });
+// hasVoted for a page of wants: the voter's votes among those want ids.
+WantVoteSchema.index({ voterId: 1, wantId: 1 });

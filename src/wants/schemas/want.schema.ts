@@ -1,0 +1,45 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { Types } from 'mongoose';
+import { PRIORITIES, type Priority } from '../../common/priority';
+
+export const WANT_STATUSES = [
+  'open',
+  'under_review',
+  'planned',
+  'in_progress',
+  'completed',
+  'declined',
+] as const;
+export type WantStatus = (typeof WANT_STATUSES)[number];
+
+export const WANT_SORTS = ['votes', 'newest', 'oldest'] as const;
+export type WantSort = (typeof WANT_SORTS)[number];
+
+export const TITLE_MAX = 200;
+export const DESCRIPTION_MAX = 5000;
+export const CATEGORY_MAX = 50;
+
+/** A feature request of one app. `voteCount` always equals the number of its vote records. */
+@Schema({ collection: 'wants', timestamps: true })
+export class Want {
+  _id: Types.ObjectId;
+  @Prop({ required: true }) appId: string;
+  @Prop({ required: true, maxlength: TITLE_MAX }) title: string;
+  @Prop({ required: true, maxlength: DESCRIPTION_MAX }) description: string;
+  @Prop({ required: true, maxlength: CATEGORY_MAX }) category: string;
+  @Prop({ type: String, enum: WANT_STATUSES, default: 'open' }) status: WantStatus;
+  @Prop({ type: String, enum: PRIORITIES, default: 'normal' }) priority: Priority;
+  @Prop({ default: 0, min: 0 }) voteCount: number;
+  @Prop() authorEmail?: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const WantSchema = SchemaFactory.createForClass(Want);
+
+// Lists sorted by votes (the default), optionally filtered by status.
+WantSchema.index({ appId: 1, status: 1, voteCount: -1, createdAt: -1 });
+// Lists sorted by newest/oldest.
+WantSchema.index({ appId: 1, createdAt: -1 });
+// Lists filtered by category.
+WantSchema.index({ appId: 1, category: 1, voteCount: -1 });

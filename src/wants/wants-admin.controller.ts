@@ -1,0 +1,88 @@
+import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Access } from '../common/auth/roles';
+import { done, ok, page } from '../common/http/envelope';
+import {
+  ApiDoneEnvelope,
+  ApiErrors,
+  ApiOkEnvelope,
+  ApiPageEnvelope,
+} from '../common/swagger/envelope.decorators';
+import {
+  ListWantsQuery,
+  toWantAdminView,
+  UpdateWantDto,
+  WantAdminView,
+  WantPriorityDto,
+  WantStats,
+  WantStatusDto,
+} from './dto/want.dto';
+import { WantsService } from './wants.service';
+
+@ApiTags('Wants')
+@Controller('admin/:appId/wants')
+@Authenticated(Access.Write)
+export class WantsAdminController {
+  constructor(private readonly wants: WantsService) {}
+
+  @Get('stats')
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'Counts of the app’s wants by status, category and priority' })
+  @ApiOkEnvelope(WantStats)
+  async stats(@Param('appId') appId: string) {
+    return ok(await this.wants.stats(appId));
+  }
+
+  @Get()
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'List the app’s wants (admin view)' })
+  @ApiPageEnvelope(WantAdminView)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async list(@Param('appId') appId: string, @Query() query: ListWantsQuery) {
+    const { items, pagination } = await this.wants.list(appId, query);
+    return page(items.map(toWantAdminView), pagination);
+  }
+
+  @Get(':id')
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'Get a want (admin view)' })
+  @ApiOkEnvelope(WantAdminView)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async get(@Param('appId') appId: string, @Param('id') id: string) {
+    return ok(toWantAdminView(await this.wants.get(appId, id)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Edit title, description or category' })
+  @ApiOkEnvelope(WantAdminView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async update(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: UpdateWantDto) {
+    return ok(toWantAdminView(await this.wants.update(appId, id, dto)));
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a want and its votes' })
+  @ApiDoneEnvelope()
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async remove(@Param('appId') appId: string, @Param('id') id: string) {
+    await this.wants.remove(appId, id);
+    return done('Want deleted');
+  }
+
+  @Patch(':id/status')
+  @ApiOperation({ summary: 'Change the status' })
+  @ApiOkEnvelope(WantAdminView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async setStatus(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: WantStatusDto) {
+    return ok(toWantAdminView(await this.wants.setStatus(appId, id, dto.status)));
+  }
+
+  @Patch(':id/priority')
+  @ApiOperation({ summary: 'Change the priority' })
+  @ApiOkEnvelope(WantAdminView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async setPriority(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: WantPriorityDto) {
+    return ok(toWantAdminView(await this.wants.setPriority(appId, id, dto.priority)));
+  }
+}

@@ -1,0 +1,63 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeyAuth } from '../common/auth/api-key-auth.decorator';
+import { ok, page } from '../common/http/envelope';
+import { ApiErrors, ApiOkEnvelope, ApiPageEnvelope } from '../common/swagger/envelope.decorators';
+import { CreateWantDto, ListWantsQuery, toWantPublicView, VoteResult, WantPublicView } from './dto/want.dto';
+import { Voter } from './voter';
+import { WantsService } from './wants.service';
+
+/** The feature-request board as a client app's backend sees it (secret API key of that app). */
+@ApiTags('Wants')
+@ApiHeader({
+  name: 'X-User-Id',
+  required: false,
+  description: 'The end user; voter identity (else the client IP)',
+})
+@Controller(':appId/wants')
+@ApiKeyAuth()
+export class WantsPublicController {
+  constructor(private readonly wants: WantsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List wants with hasVoted for the calling end user' })
+  @ApiPageEnvelope(WantPublicView)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async list(@Param('appId') appId: string, @Query() query: ListWantsQuery, @Voter() voterId: string) {
+    const { items, pagination } = await this.wants.list(appId, query);
+    const voted = await this.wants.votedIds(
+      voterId,
+      items.map((want) => want._id),
+    );
+    return page(
+      items.map((want) => toWantPublicView(want, voted.has(String(want._id)))),
+      pagination,
+    );
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Submit a want (status open)' })
+  @ApiOkEnvelope(WantPublicView, { status: HttpStatus.CREATED })
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async create(@Param('appId') appId: string, @Body() dto: CreateWantDto) {
+    return ok(toWantPublicView(await this.wants.create(appId, dto), false));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a want' })
+  @ApiOkEnvelope(WantPublicView)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async get(@Param('appId') appId: string, @Param('id') id: string, @Voter() voterId: string) {
+    const want = await this.wants.get(appId, id);
+    return ok(toWantPublicView(want, await this.wants.hasVoted(voterId, want._id)));
+  }
+
+  @Post(':id/vote')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Vote for a want, or take the vote back (toggle)' })
+  @ApiOkEnvelope(VoteResult)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async vote(@Param('appId') appId: string, @Param('id') id: string, @Voter() voterId: string) {
+    return ok(await this.wants.toggleVote(appId, id, voterId));
+  }
+}

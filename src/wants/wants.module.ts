@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { WantVote, WantVoteSchema } from './schemas/want-vote.schema';
+import { Want, WantSchema } from './schemas/want.schema';
+import { WantsAdminController } from './wants-admin.controller';
+import { WantsPublicController } from './wants-public.controller';
+import { WantsService } from './wants.service';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: Want.name, schema: WantSchema },
+      { name: WantVote.name, schema: WantVoteSchema },
+    ]),
+  ],
+  controllers: [WantsPublicController, WantsAdminController],
+  providers: [WantsService],
+})
+export class WantsModule {}

@@ -1,0 +1,145 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, SortOrder, trusted, Types } from 'mongoose';
+import type { Pagination } from '../common/http/envelope';
+import { findPage } from '../common/pagination/pagination';
+import type { Priority } from '../common/priority';
+import { countByFields } from '../common/stats/count-by';
+import { findScoped, updateScoped } from '../common/tenancy/scoped';
+import type { CreateWantDto, ListWantsQuery, UpdateWantDto, WantStats } from './dto/want.dto';
+import { WantVote } from './schemas/want-vote.schema';
+import { Want, WantSort, WantStatus } from './schemas/want.schema';
+import { WantCreatedEvent, WantEvents, WantStatusChangedEvent } from './want.events';
+
+const SORTS: Record<WantSort, Record<string, SortOrder>> = {
+  votes: { voteCount: -1, createdAt: -1 },
+  newest: { createdAt: -1 },
+  oldest: { createdAt: 1 },
+};
+
+const isDuplicateKey = (error: unknown) => (error as { code?: unknown })?.code === 11000;
+
+@Injectable()
+export class WantsService {
+  constructor(
+    @InjectModel(Want.name) private readonly wants: Model<Want>,
+    @InjectModel(WantVote.name) private readonly votes: Model<WantVote>,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async list(appId: string, query: ListWantsQuery): Promise<{ items: Want[]; pagination: Pagination }> {
+    const filter: Record<string, unknown> = { appId };
+    if (query.status) filter.status = query.status;
+    if (query.category) filter.category = query.category;
+    return findPage(this.wants, { filter, sort: SORTS[query.sort], page: query.page, limit: query.limit });
+  }
+
+  async create(appId: string, dto: CreateWantDto): Promise<Want> {
+    const created = await this.wants.create({ ...dto, appId });
+    const want = created.toObject<Want>();
+    this.events.emit(WantEvents.Created, {
+      appId,
+      wantId: String(want._id),
+      title: want.title,
+      category: want.category,
+    } satisfies WantCreatedEvent);
+    return want;
+  }
+
+  /** The want of this app, or 404 (another app's want is not found either). */
+  get(appId: string, id: string): Promise<Want> {
+    return findScoped(this.wants, appId, id, 'Want not found');
+  }
+
+  /** Which of these wants the voter has voted for: one query for a whole page. */
+  async votedIds(voterId: string, wantIds: Types.ObjectId[]): Promise<Set<string>> {
+    if (wantIds.length === 0) return new Set();
+    const votes = await this.votes
+      .find({ voterId, wantId: trusted({ $in: wantIds }) }, { wantId: 1 })
+      .lean()
+      .exec();
+    return new Set(votes.map((vote) => String(vote.wantId)));
+  }
+
+  async hasVoted(voterId: string, wantId: Types.ObjectId): Promise<boolean> {
+    return (await this.votes.exists({ voterId, wantId })) !== null;
+  }
+
+  /**
+   * Toggles the voter's vote. The unique (wantId, voterId) index decides: an insert that succeeds adds a
+   * vote, a duplicate means the vote exists and is removed. Each vote record created or deleted moves
+   * `voteCount` by exactly one, so the count matches the records under any concurrency.
+   */
+  async toggleVote(
+    appId: string,
+    id: string,
+    voterId: string,
+  ): Promise<{ voteCount: number; hasVoted: boolean }> {
+    const want = await this.get(appId, id);
+    let delta: 1 | -1 | 0;
+    try {
+      await this.votes.create({ wantId: want._id, appId, voterId });
+      delta = 1;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      const removed = await this.votes.deleteOne({ wantId: want._id, voterId }).exec();
+      delta = removed.deletedCount === 1 ? -1 : 0;
+    }
+    const updated =
+      delta === 0
+        ? await this.wants.findById(want._id).lean<Want>().exec()
+        : await this.wants
+            .findByIdAndUpdate(want._id, { $inc: { voteCount: delta } }, { new: true, timestamps: false })
+            .lean<Want>()
+            .exec();
+    if (!updated) throw new NotFoundException('Want not found');
+    return {
+      voteCount: updated.voteCount,
+      hasVoted: delta === 1 || (delta === 0 && (await this.hasVoted(voterId, want._id))),
+    };
+  }
+
+  async stats(appId: string): Promise<WantStats> {
+    const { total, by } = await countByFields(this.wants, { appId }, [
+      'status',
+      'category',
+      'priority',
+    ] as const);
+    return { total, byStatus: by.status, byCategory: by.category, byPriority: by.priority };
+  }
+
+  async update(appId: string, id: string, dto: UpdateWantDto): Promise<Want> {
+    return this.set(appId, id, { ...dto });
+  }
+
+  async setPriority(appId: string, id: string, priority: Priority): Promise<Want> {
+    return this.set(appId, id, { priority });
+  }
+
+  async setStatus(appId: string, id: string, status: WantStatus): Promise<Want> {
+    const before = await this.get(appId, id);
+    const updated = await this.set(appId, id, { status });
+    if (before.status !== status) {
+      this.events.emit(WantEvents.StatusChanged, {
+        appId,
+        wantId: String(updated._id),
+        title: updated.title,
+        from: before.status,
+        to: status,
+      } satisfies WantStatusChangedEvent);
+    }
+    return updated;
+  }
+
+  /** Deletes the want and its votes (votes first, so no vote outlives its want). */
+  async remove(appId: string, id: string): Promise<void> {
+    const want = await this.get(appId, id);
+    await this.votes.deleteMany({ wantId: want._id }).exec();
+    await this.wants.deleteOne({ _id: want._id, appId }).exec();
+  }
+
+  private set(appId: string, id: string, fields: Record<string, unknown>) {
+    return updateScoped(this.wants, appId, id, fields, 'Want not found');
+  }
+}
