@@ -1,11 +1,11 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import type { Types } from 'mongoose';
+import { Schema as MongooseSchema, type Types } from 'mongoose';
 
 /** One vote of one voter (end user id or client IP) on one want. */
 @Schema({ collection: 'want_votes', timestamps: { createdAt: true, updatedAt: false } })
 export class WantVote {
   _id: Types.ObjectId;
-  @Prop({ required: true }) wantId: Types.ObjectId;
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true }) wantId: Types.ObjectId;
   @Prop({ required: true }) appId: string;
   @Prop({ required: true }) voterId: string;
   createdAt: Date;
