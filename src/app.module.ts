@@ -10,6 +10,7 @@ import { LoggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
 
 /** Requests per minute per client IP on routes without a tighter @Throttle. */
@@ -28,6 +29,7 @@ const DEFAULT_RATE_LIMIT = 600;
     AuthModule,
     UsersModule,
     AppsModule,
+    TicketsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -32,6 +32,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const connection = app.get<Connection>(getConnectionToken());
+  // Mongoose builds the declared indexes in the background at start-up. The dev database can fail an insert
+  // that races the implicit creation of the same collection by an index build, so tests start once built.
+  await Promise.all(Object.values(connection.models).map((model) => model.init()));
   return {
     app,
     http: new HttpClient(app),
