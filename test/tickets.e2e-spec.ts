@@ -521,6 +521,43 @@ describe('Tickets', () => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('documents the 15 spec routes, the download route and the two body types of creation', async () => {
+      const doc = (await t.http.get('/docs-json')).body;
+      const operations = Object.entries<Record<string, unknown>>(doc.paths)
+        .filter(([path]) => /^\/(\{appId\}\/)?tickets/.test(path))
+        .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+      expect(operations.sort()).toEqual(
+        [
+          'GET /tickets',
+          'GET /tickets/{messageId}',
+          'PATCH /tickets/{messageId}',
+          'DELETE /tickets/{messageId}',
+          'PATCH /tickets/{messageId}/status',
+          'GET /{appId}/tickets/stats',
+          'POST /{appId}/tickets',
+          'GET /{appId}/tickets',
+          'DELETE /{appId}/tickets',
+          'GET /{appId}/tickets/{messageId}',
+          'PATCH /{appId}/tickets/{messageId}',
+          'DELETE /{appId}/tickets/{messageId}',
+          'PATCH /{appId}/tickets/{messageId}/status',
+          'POST /{appId}/tickets/{messageId}/messages',
+          'GET /{appId}/tickets/{messageId}/messages',
+          'GET /{appId}/tickets/{messageId}/attachments/{key}',
+        ].sort(),
+      );
+      const content = doc.paths['/{appId}/tickets'].post.requestBody.content;
+      expect(Object.keys(content).sort()).toEqual(['application/json', 'multipart/form-data']);
+      const schema = doc.components.schemas.CreateTicketBody;
+      expect(schema.required).toEqual(expect.arrayContaining(['email', 'subject', 'message']));
+      expect(schema.properties.files).toMatchObject({
+        type: 'array',
+        items: { type: 'string', format: 'binary' },
+      });
+    });
+  });
+
   describe('indexes', () => {
     const indexKeys = TicketSchema.indexes().map(([fields]) => Object.keys(fields));
     const hasIndex = (...prefix: string[]) =>
