@@ -3,7 +3,6 @@ import {
   Controller,
   Delete,
   Get,
-  HttpCode,
   HttpStatus,
   Param,
   Patch,
@@ -165,7 +164,6 @@ export class AppTicketsController {
   }
 
   @Get(':messageId/attachments/:key')
-  @HttpCode(HttpStatus.OK)
   @Authenticated(Access.Read)
   @ApiOperation({ summary: 'Download a file uploaded with the ticket (always as an attachment)' })
   @ApiResponse({
