@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -30,6 +31,7 @@ const DEFAULT_RATE_LIMIT = 600;
     UsersModule,
     AppsModule,
     TicketsModule,
+    ApiKeysModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -32,8 +32,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const connection = app.get<Connection>(getConnectionToken());
-  // Mongoose builds the declared indexes in the background at start-up. The dev database can fail an insert
-  // that races the implicit creation of the same collection by an index build, so tests start once built.
+  // The dev database can fail an insert that races with the start-up index builds of a fresh database
+  // ("Unknown error: null"), so tests start once every model has created its collection and indexes.
   await Promise.all(Object.values(connection.models).map((model) => model.init()));
   return {
     app,
