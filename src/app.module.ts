@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -11,6 +12,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
+import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
 import { WantsModule } from './wants/wants.module';
 
@@ -32,6 +34,8 @@ const DEFAULT_RATE_LIMIT = 600;
     AppsModule,
     WantsModule,
     FeedbackModule,
+    TicketsModule,
+    ApiKeysModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

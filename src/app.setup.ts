@@ -1,4 +1,5 @@
 import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -8,6 +9,18 @@ import type { Env } from './config/env';
 
 /** 1 MiB: larger JSON bodies answer 413. Uploads (multipart) have their own limits. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Ceilings for every multipart request; a route passes tighter limits of its own to `request.parts()`.
+ * Multipart bodies are streamed by the route, so these (not BODY_LIMIT_BYTES) bound their size.
+ */
+export const MULTIPART_LIMITS = {
+  files: 10,
+  fileSize: 10 * 1024 * 1024,
+  fields: 20,
+  fieldSize: 64 * 1024,
+  parts: 40,
+};
 
 const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.-]{1,128}$/;
@@ -68,5 +81,6 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
       },
     },
   });
+  await app.register(multipart, { limits: MULTIPART_LIMITS });
   setupOpenApi(app);
 }

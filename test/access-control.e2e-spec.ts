@@ -14,7 +14,7 @@ describe('Access control: role × route', () => {
   let routes: RouteEntry[];
 
   /** Routes any signed-in user may call whatever the method; their handlers check the rest. */
-  const SIGNED_IN_ROUTES = ['POST /auth/refresh', 'GET /auth/me', 'PATCH /users/:id/password'];
+  const SIGNED_IN_ROUTES = ['POST /auth/refresh', 'GET /auth/me', 'PATCH /users/:id/password', 'GET /apps'];
 
   beforeAll(async () => {
     t = await createTestApp({ imports: [DiscoveryModule] });

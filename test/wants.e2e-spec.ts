@@ -164,7 +164,12 @@ describe('Wants', () => {
       expect(await titles({ category: 'ui', sort: 'oldest' })).toEqual(['A', 'C']);
       expect(await titles({ status: 'planned' })).toEqual(['A']);
       expect(await titles({ sort: 'oldest', limit: 1, page: 2 })).toEqual(['B']);
-      for (const query of [{ sort: 'random' }, { status: 'done' }, { limit: 0 }]) {
+      const invalid: Record<string, string | number>[] = [
+        { sort: 'random' },
+        { status: 'done' },
+        { limit: 0 },
+      ];
+      for (const query of invalid) {
         expect((await client.get(`/${appId}/wants`, { query })).status).toBe(400);
       }
     });

@@ -1,15 +1,33 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
+import { randomBytes } from 'node:crypto';
 import type { Model } from 'mongoose';
+import { APP_DELETED, AppDeletedEvent } from './app-events';
+import type { CreateAppDto, ListAppsQuery, UpdateAppDto } from './dto/app-input.dto';
 import { App } from './schemas/app.schema';
+
+/** `pk_` + 192 random bits: publishable, but unguessable so it cannot be enumerated. */
+export const generatePublicKey = () => `pk_${randomBytes(24).toString('hex')}`;
+
+/** How often `toggle` retries when another request changed `active` between its read and its write. */
+const TOGGLE_ATTEMPTS = 3;
 
 /** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
 @Injectable()
 export class AppsService {
-  constructor(@InjectModel(App.name) private readonly apps: Model<App>) {}
+  constructor(
+    @InjectModel(App.name) private readonly apps: Model<App>,
+    private readonly events: EventEmitter2,
+  ) {}
 
   findByAppId(appId: string): Promise<App | null> {
     return this.apps.findOne({ id: appId }).lean<App>().exec();
+  }
+
+  /** For the publishable-key guard: one lookup on the unique `publicKey` index. */
+  findByPublicKey(publicKey: string): Promise<App | null> {
+    return this.apps.findOne({ publicKey }).lean<App>().exec();
   }
 
   /** The app, or 404 when no app has this id. */
@@ -24,5 +42,78 @@ export class AppsService {
     const app = await this.findByAppId(appId);
     if (!app || !app.active) throw new NotFoundException('App not found');
     return app;
+  }
+
+  /** Apps by name; only the active ones when `activeOnly` is true. */
+  list(query: ListAppsQuery = {}): Promise<App[]> {
+    const filter = query.activeOnly === 'true' ? { active: true } : {};
+    return this.apps.find(filter).sort({ name: 1, id: 1 }).lean<App[]>().exec();
+  }
+
+  /** A taken `id` is a 409 through the unique index. */
+  async create(dto: CreateAppDto): Promise<App> {
+    const created = await this.apps.create({ ...dto, publicKey: generatePublicKey() });
+    return this.requireApp(created.id);
+  }
+
+  async update(appId: string, dto: UpdateAppDto): Promise<App> {
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, 1> = {};
+    for (const [field, value] of Object.entries(dto)) {
+      if (value === undefined) continue;
+      if (value === null && field === 'description') unset.description = 1;
+      else if (value === null) throw new BadRequestException(`${field} must not be null`);
+      else set[field] = value;
+    }
+    const updated = await this.apps
+      .findOneAndUpdate(
+        { id: appId },
+        { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+        { returnDocument: 'after', runValidators: true },
+      )
+      .lean<App>()
+      .exec();
+    if (!updated) throw new NotFoundException('App not found');
+    return updated;
+  }
+
+  /**
+   * Deletes the app record after the `app.deleted` listeners ran (the API-keys module deletes the app's
+   * keys there). Tenant data (tickets, contacts, subscribers, …) is kept for the record and for GDPR
+   * requests; without the app and its keys no client can reach it any more.
+   */
+  async remove(appId: string): Promise<void> {
+    await this.requireApp(appId);
+    const event: AppDeletedEvent = { appId };
+    await this.events.emitAsync(APP_DELETED, event);
+    await this.apps.deleteOne({ id: appId }).exec();
+  }
+
+  /** A new publishable key; the old one stops matching at once (the guard looks the key up every time). */
+  async rotateKey(appId: string): Promise<{ id: string; publicKey: string }> {
+    const publicKey = generatePublicKey();
+    const updated = await this.apps
+      .findOneAndUpdate({ id: appId }, { $set: { publicKey } }, { returnDocument: 'after' })
+      .lean<App>()
+      .exec();
+    if (!updated) throw new NotFoundException('App not found');
+    return { id: updated.id, publicKey: updated.publicKey };
+  }
+
+  /** Inverts `active` with a conditional write, so two concurrent toggles never both read the same state. */
+  async toggle(appId: string): Promise<App> {
+    for (let attempt = 0; attempt < TOGGLE_ATTEMPTS; attempt += 1) {
+      const current = await this.requireApp(appId);
+      const updated = await this.apps
+        .findOneAndUpdate(
+          { id: appId, active: current.active },
+          { $set: { active: !current.active } },
+          { returnDocument: 'after' },
+        )
+        .lean<App>()
+        .exec();
+      if (updated) return updated;
+    }
+    throw new ConflictException('The app changed concurrently; try again');
   }
 }

@@ -1,11 +1,23 @@
 import { ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient } from 'mongodb';
 
-/** Where the launcher's pom.xml and Java class live (tools/mongo-dev-server at the project root). */
-const LAUNCHER_DIR = resolve(__dirname, '..', '..', 'tools', 'mongo-dev-server');
+/**
+ * Where the launcher's pom.xml and Java class live (tools/mongo-dev-server at the project root): the nearest
+ * ancestor of this file that holds it, so the code finds it from src/ (tests), dist/ and other build outputs
+ * (the benchmarks compile to a directory of their own).
+ */
+function findLauncherDir(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'tools', 'mongo-dev-server');
+    if (existsSync(join(candidate, 'pom.xml'))) return candidate;
+    if (dirname(dir) === dir) return resolve(__dirname, '..', '..', 'tools', 'mongo-dev-server');
+  }
+}
+
+const LAUNCHER_DIR = findLauncherDir();
 const LAUNCHER_JAR = join(LAUNCHER_DIR, 'target', 'mongo-dev-server-1.0.0.jar');
 const MAIN_CLASS = 'dev.adminservice.MongoDevServer';
 const READY_TIMEOUT_MS = 60_000;

@@ -32,6 +32,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const connection = app.get<Connection>(getConnectionToken());
+  // The dev database can fail an insert that races with the start-up index builds of a fresh database
+  // ("Unknown error: null"), so tests start once every model has created its collection and indexes.
+  await Promise.all(Object.values(connection.models).map((model) => model.init()));
   return {
     app,
     http: new HttpClient(app),

@@ -1,6 +1,8 @@
 import { getModelToken } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
 import type { Model } from 'mongoose';
+import { ApiKeysService } from '../../src/api-keys/api-keys.service';
+import type { CreateApiKeyDto } from '../../src/api-keys/dto/api-key-input.dto';
 import { App } from '../../src/apps/schemas/app.schema';
 import type { TestApp } from './app';
 
@@ -17,4 +19,16 @@ export async function seedApp(t: TestApp, overrides: Partial<App> = {}): Promise
     ...overrides,
   });
   return created.toObject();
+}
+
+/** Creates an API key of an existing app through the service (hashed and encrypted as in production). */
+export async function seedApiKey(
+  t: TestApp,
+  appId: string,
+  overrides: Partial<Omit<CreateApiKeyDto, 'appId'>> = {},
+): Promise<{ id: string; value: string }> {
+  const { key, value } = await t.app
+    .get(ApiKeysService)
+    .create({ appId, name: 'Test key', ...overrides }, 'test-user');
+  return { id: String(key._id), value };
 }

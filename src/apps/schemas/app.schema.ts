@@ -28,3 +28,6 @@ export class App {
 
 export type AppDocument = HydratedDocument<App>;
 export const AppSchema = SchemaFactory.createForClass(App);
+
+// GET /apps and GET /admin/apps?activeOnly=true: active apps by name.
+AppSchema.index({ active: 1, name: 1 });

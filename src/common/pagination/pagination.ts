@@ -6,6 +6,10 @@ import type { Pagination } from '../http/envelope';
 
 export const MAX_PAGE_SIZE = 100;
 
+/** `sortOrder` values of every sortable list. */
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export type SortOrderName = (typeof SORT_ORDERS)[number];
+
 /** `page` ≥ 1 (default 1) and `limit` 1..100 (default 20); anything else is a 400 naming the field. */
 export class PaginationQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1 })

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PaginationQueryDto } from '../../common/pagination/pagination';
-import { PRIORITIES, type Priority, SORT_ORDERS, type SortOrderName } from '../../common/priority';
+import { PaginationQueryDto, SORT_ORDERS, type SortOrderName } from '../../common/pagination/pagination';
+import { PRIORITIES, type Priority } from '../../common/priority';
 import {
   FEEDBACK_SORT_FIELDS,
   FEEDBACK_STATUSES,

@@ -1,0 +1,52 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  Logger,
+  UnauthorizedException,
+} from '@nestjs/common';
+import type { ApiKeyRequest } from '../common/auth/api-key-auth.decorator';
+import { originMatches } from '../common/auth/origin-match';
+import { ApiKeysService } from './api-keys.service';
+
+/**
+ * The secret key of a client backend (`X-API-Key`). 401 when missing or unknown; 403 when revoked,
+ * expired, of another app than the path's `{appId}`, or sent with an `Origin` that the key's
+ * `allowedOrigins` (when it has any) do not list. A request without `Origin` (server to server) is not
+ * refused for it: browsers always send one, and only browsers are what an origin list can restrain.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly logger = new Logger(ApiKeyGuard.name);
+
+  constructor(private readonly keys: ApiKeysService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<ApiKeyRequest>();
+    const value = request.headers['x-api-key'];
+    if (typeof value !== 'string' || value === '')
+      throw new UnauthorizedException('Missing X-API-Key header');
+    const key = await this.keys.findCredential(value);
+    if (!key) throw new UnauthorizedException('Invalid API key');
+
+    const pathAppId = (request.params as Record<string, string> | undefined)?.appId;
+    if (pathAppId !== undefined && pathAppId !== key.appId) {
+      throw new ForbiddenException('This API key belongs to another app');
+    }
+    if (!key.isActive) throw new ForbiddenException('This API key has been revoked');
+    const now = new Date();
+    if (key.expiresAt && key.expiresAt <= now) throw new ForbiddenException('This API key has expired');
+    const origin = request.headers.origin;
+    if (key.allowedOrigins?.length && origin !== undefined && !originMatches(origin, key.allowedOrigins)) {
+      throw new ForbiddenException('Origin not allowed for this API key');
+    }
+
+    // Bookkeeping must not fail the request it describes; a failure is logged.
+    await this.keys.touchLastUsed(key, now).catch((err: unknown) => {
+      this.logger.error({ err, apiKeyId: String(key._id) }, 'Could not record API key use');
+    });
+    request.apiKey = { id: String(key._id), appId: key.appId };
+    return true;
+  }
+}

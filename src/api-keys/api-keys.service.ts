@@ -1,0 +1,212 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import escapeStringRegexp from 'escape-string-regexp';
+import { isValidObjectId, Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
+import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
+import { AppsService } from '../apps/apps.service';
+import { deriveKey } from '../common/crypto/derive-key';
+import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
+import type { Pagination } from '../common/http/envelope';
+import { findPage } from '../common/pagination/pagination';
+import { Env } from '../config/env';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-value';
+import type { ApiKeyAppStats, ApiKeyStatsView } from './dto/api-key.dto';
+import type { CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key-input.dto';
+import { ApiKey } from './schemas/api-key.schema';
+
+/** `lastUsed` is written at most once per key and interval, so busy keys do not cost a write per request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** What the API-key guard needs to decide on a request. */
+export type ApiKeyCredential = Pick<
+  ApiKey,
+  '_id' | 'appId' | 'isActive' | 'expiresAt' | 'allowedOrigins' | 'lastUsed'
+>;
+
+/** Fields that may be cleared with `null` on update; `null` elsewhere is a 400. */
+const CLEARABLE = new Set(['description', 'expiresAt']);
+
+/** Stands for "no expiry" in the stats pipeline: the latest date JavaScript can represent. */
+const NEVER = new Date(8.64e15);
+
+/** `active` is what remains once revoked and expired keys are counted out. */
+const counters = (row: ApiKeyAppStats): ApiKeyAppStats => ({
+  total: row.total,
+  active: row.total - row.inactive - row.expired,
+  inactive: row.inactive,
+  expired: row.expired,
+});
+
+@Injectable()
+export class ApiKeysService {
+  private readonly encryptionKey: Buffer;
+
+  constructor(
+    @InjectModel(ApiKey.name) private readonly keys: Model<ApiKey>,
+    private readonly apps: AppsService,
+    env: Env,
+  ) {
+    this.encryptionKey = deriveKey(env.APP_SECRET!, 'api-key-encryption');
+  }
+
+  /**
+   * `inactive`: revoked or switched off; `expired`: still active but past `expiresAt`; `active`: the rest,
+   * i.e. the keys that work. The three add up to `total`, overall and per app.
+   */
+  async stats(appId?: string): Promise<ApiKeyStatsView> {
+    const now = new Date();
+    const pipeline: PipelineStage[] = [
+      ...(appId ? [{ $match: { appId } }] : []),
+      {
+        $group: {
+          _id: '$appId',
+          total: { $sum: 1 },
+          inactive: { $sum: { $cond: [{ $eq: ['$isActive', false] }, 1, 0] } },
+          expired: {
+            $sum: {
+              $cond: [
+                {
+                  $and: [{ $ne: ['$isActive', false] }, { $lte: [{ $ifNull: ['$expiresAt', NEVER] }, now] }],
+                },
+                1,
+                0,
+              ],
+            },
+          },
+        },
+      },
+    ];
+    const rows = await this.keys.aggregate<ApiKeyAppStats & { _id: string }>(pipeline).exec();
+    const byApp: Record<string, ApiKeyAppStats> = {};
+    const overall: ApiKeyAppStats = { total: 0, active: 0, inactive: 0, expired: 0 };
+    for (const row of rows.sort((a, b) => a._id.localeCompare(b._id))) {
+      byApp[row._id] = counters(row);
+      overall.total += row.total;
+      overall.inactive += row.inactive;
+      overall.expired += row.expired;
+    }
+    return { ...counters(overall), byApp };
+  }
+
+  async list(query: ListApiKeysQuery): Promise<{ items: ApiKey[]; pagination: Pagination }> {
+    const filter: QueryFilter<ApiKey> = {};
+    if (query.appId) filter.appId = query.appId;
+    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.search) {
+      const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
+      filter.$or = [{ name: pattern }, { description: pattern }];
+    }
+    return findPage(this.keys, {
+      filter,
+      sort: { [query.sortBy]: query.sortOrder === 'asc' ? 1 : -1 },
+      page: query.page,
+      limit: query.limit,
+    });
+  }
+
+  /** The new record and its value (shown to the caller; only its hash and ciphertext are stored). */
+  async create(dto: CreateApiKeyDto, createdBy: string): Promise<{ key: ApiKey; value: string }> {
+    if (!(await this.apps.findByAppId(dto.appId))) {
+      throw new BadRequestException('appId must name an existing app');
+    }
+    const value = generateApiKey(dto.appId);
+    const created = await this.keys.create({ ...dto, createdBy, ...this.sealed(value) });
+    return { key: await this.get(String(created._id)), value };
+  }
+
+  async get(id: string): Promise<ApiKey> {
+    const key = isValidObjectId(id) ? await this.keys.findById(id).lean<ApiKey>().exec() : null;
+    if (!key) throw new NotFoundException('API key not found');
+    return key;
+  }
+
+  /** The record and its decrypted value (for admins only). */
+  async getWithValue(id: string): Promise<{ key: ApiKey; value: string }> {
+    const key = isValidObjectId(id)
+      ? await this.keys.findById(id).select('+encryptedKey').lean<ApiKey>().exec()
+      : null;
+    if (!key) throw new NotFoundException('API key not found');
+    const { encryptedKey, ...rest } = key;
+    return { key: rest as ApiKey, value: decryptSecret(encryptedKey, this.encryptionKey) };
+  }
+
+  async update(id: string, dto: UpdateApiKeyDto): Promise<ApiKey> {
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, 1> = {};
+    for (const [field, value] of Object.entries(dto)) {
+      if (value === undefined) continue;
+      if (value === null && CLEARABLE.has(field)) unset[field] = 1;
+      else if (value === null) throw new BadRequestException(`${field} must not be null`);
+      else set[field] = value;
+    }
+    return this.updateById(id, { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) });
+  }
+
+  async revoke(id: string): Promise<ApiKey> {
+    return this.updateById(id, { $set: { isActive: false } });
+  }
+
+  /** Same record, new value: the old value stops matching at once, since its hash is replaced. */
+  async regenerate(id: string): Promise<{ key: ApiKey; value: string }> {
+    const current = await this.get(id);
+    const value = generateApiKey(current.appId);
+    const key = await this.updateById(id, { $set: this.sealed(value) });
+    return { key, value };
+  }
+
+  async remove(id: string): Promise<void> {
+    const deleted = isValidObjectId(id) ? await this.keys.findByIdAndDelete(id).lean().exec() : null;
+    if (!deleted) throw new NotFoundException('API key not found');
+  }
+
+  /** A deleted app takes its keys with it, so a later app reusing the id cannot inherit them. */
+  @OnEvent(APP_DELETED, { suppressErrors: false })
+  async removeAppKeys(event: AppDeletedEvent): Promise<void> {
+    await this.keys.deleteMany({ appId: event.appId }).exec();
+  }
+
+  /** For the guard: one lookup on the unique hash index; null for a malformed or unknown value. */
+  findCredential(value: string): Promise<ApiKeyCredential | null> {
+    if (!isWellFormedApiKey(value)) return Promise.resolve(null);
+    return this.keys
+      .findOne({ keyHash: hashApiKey(value) })
+      .select('appId isActive expiresAt allowedOrigins lastUsed')
+      .lean<ApiKeyCredential>()
+      .exec();
+  }
+
+  /**
+   * Records use at most once per LAST_USED_RESOLUTION_MS: skipped when the read copy is recent, and the
+   * write is conditional, so concurrent requests of one key write once. `updatedAt` is left alone.
+   */
+  async touchLastUsed(credential: ApiKeyCredential, now = new Date()): Promise<void> {
+    const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    if (credential.lastUsed && credential.lastUsed > threshold) return;
+    await this.keys
+      .updateOne(
+        {
+          _id: credential._id,
+          $or: [{ lastUsed: trusted({ $exists: false }) }, { lastUsed: trusted({ $lte: threshold }) }],
+        },
+        { $set: { lastUsed: now } },
+        { timestamps: false },
+      )
+      .exec();
+  }
+
+  private sealed(value: string): { keyHash: string; encryptedKey: string } {
+    return { keyHash: hashApiKey(value), encryptedKey: encryptSecret(value, this.encryptionKey) };
+  }
+
+  private async updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
+    const key = isValidObjectId(id)
+      ? await this.keys
+          .findByIdAndUpdate(id, update, { returnDocument: 'after', runValidators: true })
+          .lean<ApiKey>()
+          .exec()
+      : null;
+    if (!key) throw new NotFoundException('API key not found');
+    return key;
+  }
+}

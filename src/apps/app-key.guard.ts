@@ -1,0 +1,43 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
+import type { AppKeyRequest } from '../common/auth/app-key-auth.decorator';
+import { originMatches } from '../common/auth/origin-match';
+import { AppsService } from './apps.service';
+
+const PUBLIC_KEY_FORMAT = /^pk_[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The publishable key of a browser client: `X-App-Key` names the app (401 when missing or unknown), and the
+ * request's `Origin` must match the app's `allowedOrigins` (403 when missing or not listed); an inactive
+ * app is refused (403). On a route with an `{appId}` path parameter, the key must be that app's (403).
+ */
+@Injectable()
+export class AppKeyGuard implements CanActivate {
+  constructor(private readonly apps: AppsService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AppKeyRequest>();
+    const key = request.headers['x-app-key'];
+    if (typeof key !== 'string' || key === '') throw new UnauthorizedException('Missing X-App-Key header');
+    const app = PUBLIC_KEY_FORMAT.test(key) ? await this.apps.findByPublicKey(key) : null;
+    if (!app) throw new UnauthorizedException('Invalid app key');
+    if (!app.active) throw new ForbiddenException('This app is inactive');
+
+    const pathAppId = (request.params as Record<string, string> | undefined)?.appId;
+    if (pathAppId !== undefined && pathAppId !== app.id) {
+      throw new ForbiddenException('This app key belongs to another app');
+    }
+    const origin = request.headers.origin;
+    if (!origin) throw new ForbiddenException('Missing Origin header');
+    if (!originMatches(origin, app.allowedOrigins ?? [])) {
+      throw new ForbiddenException('Origin not allowed for this app');
+    }
+    request.clientApp = app;
+    return true;
+  }
+}

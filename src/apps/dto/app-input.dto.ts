@@ -1,0 +1,134 @@
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  ValidationOptions,
+} from 'class-validator';
+import { AllowedOriginsProperty } from '../../common/validation/allowed-origins.decorator';
+import { APP_ID_PATTERN } from '../schemas/app.schema';
+
+export const APP_ID_MAX_LENGTH = 64;
+const FEATURES_MAX_BYTES = 10_000;
+const CHANNEL_NAME = /^[a-z][a-z0-9_-]{0,49}$/;
+const MAX_CHANNELS = 50;
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** MongoDB field names may not start with `$` or contain `.`; refuse them in free-form objects. */
+function hasStorableKeys(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(hasStorableKeys);
+  if (!isPlainObject(value)) return true;
+  return Object.entries(value).every(
+    ([key, inner]) => key !== '' && !key.startsWith('$') && !key.includes('.') && hasStorableKeys(inner),
+  );
+}
+
+/** A free-form JSON object of bounded size whose keys MongoDB can store. */
+function IsFeatureObject(options?: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: 'isFeatureObject',
+      validator: {
+        validate: (value: unknown) =>
+          isPlainObject(value) &&
+          hasStorableKeys(value) &&
+          Buffer.byteLength(JSON.stringify(value)) <= FEATURES_MAX_BYTES,
+        defaultMessage: () =>
+          `$property must be an object of at most ${FEATURES_MAX_BYTES} bytes whose keys neither start with $ nor contain a dot`,
+      },
+    },
+    options,
+  );
+}
+
+/** `{channelName: destination}`: lower-case channel names, string destinations. */
+function IsChannelMap(options?: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: 'isChannelMap',
+      validator: {
+        validate: (value: unknown) =>
+          isPlainObject(value) &&
+          Object.keys(value).length <= MAX_CHANNELS &&
+          Object.entries(value).every(
+            ([key, inner]) => CHANNEL_NAME.test(key) && typeof inner === 'string' && inner.length <= 2048,
+          ),
+        defaultMessage: () =>
+          `$property must map at most ${MAX_CHANNELS} channel names (a-z, 0-9, _ and -) to strings`,
+      },
+    },
+    options,
+  );
+}
+
+/** The fields of an app record that an admin sets (everything but the fixed `id` and the generated key). */
+class AppFieldsDto {
+  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 1000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Free-form; GET /apps reads canEditTemplates, canEditUsers and canViewMetrics from it',
+    example: { canEditTemplates: true, canEditUsers: false, canViewMetrics: true },
+  })
+  @IsOptional()
+  @IsFeatureObject()
+  features?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Channel name → destination (replaces the whole map on update)',
+    example: { tickets: 'https://chat.example.com/hooks/abc' },
+  })
+  @IsOptional()
+  @IsChannelMap()
+  chatChannels?: Record<string, string>;
+
+  @AllowedOriginsProperty('Origins allowed to use the publishable key (replaces the whole list on update)')
+  allowedOrigins?: string[];
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  active?: boolean;
+}
+
+export class CreateAppDto extends AppFieldsDto {
+  @ApiProperty({ pattern: APP_ID_PATTERN.source, maxLength: APP_ID_MAX_LENGTH, example: 'my-shop' })
+  @IsString()
+  @Matches(APP_ID_PATTERN)
+  @MaxLength(APP_ID_MAX_LENGTH)
+  id: string;
+}
+
+/** Any of the fields; `id` is fixed at creation, so sending it is a 400 (not whitelisted). */
+export class UpdateAppDto extends PartialType(AppFieldsDto) {}
+
+export class ListAppsQuery {
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: only active apps' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  activeOnly?: 'true' | 'false';
+}

@@ -1,0 +1,71 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { App } from '../schemas/app.schema';
+
+/** The admin record of an app (the publishable key is not a secret: browsers send it). */
+export class AppView {
+  @ApiProperty() _id: string;
+  @ApiProperty({ example: 'my-shop' }) id: string;
+  @ApiProperty() name: string;
+  @ApiPropertyOptional() description?: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) features: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) chatChannels: Record<
+    string,
+    string
+  >;
+  @ApiProperty({ type: [String] }) allowedOrigins: string[];
+  @ApiProperty({ example: 'pk_3f9c…' }) publicKey: string;
+  @ApiProperty() active: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: Date;
+  @ApiProperty({ format: 'date-time' }) updatedAt: Date;
+}
+
+export class AppFeaturesView {
+  @ApiProperty() canEditTemplates: boolean;
+  @ApiProperty() canEditUsers: boolean;
+  @ApiProperty() canViewMetrics: boolean;
+}
+
+/** What any signed-in user sees of an active app. */
+export class PublicAppView {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty() features: AppFeaturesView;
+}
+
+export class AppPublicKeyView {
+  @ApiProperty() id: string;
+  @ApiProperty({ example: 'pk_3f9c…' }) publicKey: string;
+}
+
+/** Lean reads give `chatChannels` as a plain object; documents built in memory give a Map. */
+const plainMap = (value: Map<string, string> | Record<string, string> | undefined): Record<string, string> =>
+  value instanceof Map ? Object.fromEntries(value) : { ...(value ?? {}) };
+
+export function toAppView(app: App): AppView {
+  return {
+    _id: String(app._id),
+    id: app.id,
+    name: app.name,
+    description: app.description,
+    features: app.features ?? {},
+    chatChannels: plainMap(app.chatChannels),
+    allowedOrigins: app.allowedOrigins ?? [],
+    publicKey: app.publicKey,
+    active: app.active,
+    createdAt: app.createdAt,
+    updatedAt: app.updatedAt,
+  };
+}
+
+export function toPublicAppView(app: App): PublicAppView {
+  const flag = (name: string) => app.features?.[name] === true;
+  return {
+    id: app.id,
+    name: app.name,
+    features: {
+      canEditTemplates: flag('canEditTemplates'),
+      canEditUsers: flag('canEditUsers'),
+      canViewMetrics: flag('canViewMetrics'),
+    },
+  };
+}

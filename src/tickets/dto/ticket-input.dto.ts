@@ -1,0 +1,241 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsMongoId,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { PaginationQueryDto, SORT_ORDERS } from '../../common/pagination/pagination';
+import {
+  MESSAGE_MAX_LENGTH,
+  TICKET_PRIORITIES,
+  TICKET_STATUSES,
+  TICKET_TOPICS,
+  type TicketPriority,
+  type TicketStatus,
+  type TicketTopic,
+} from '../schemas/ticket.schema';
+
+export const SUBJECT_MAX_LENGTH = 200;
+export const SEARCH_MAX_LENGTH = 100;
+export const MAX_HOSTED_ATTACHMENTS = 5;
+export const MAX_BULK_DELETE = 100;
+export const TICKET_SORT_FIELDS = ['createdAt', 'updatedAt', 'priority', 'status', 'subject'] as const;
+export type TicketSortField = (typeof TICKET_SORT_FIELDS)[number];
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const lowerTrim = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim().toLowerCase() : value;
+
+/** An attachment already hosted elsewhere, named by its http(s) URL (JSON bodies only). */
+export class HostedAttachmentInput {
+  @ApiProperty({ format: 'uri' })
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
+  @MaxLength(2048)
+  url: string;
+
+  @ApiProperty() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(255) filename: string;
+
+  @ApiProperty({ example: 'image/png' })
+  @IsString()
+  @Matches(/^[\w.+-]+\/[\w.+-]+$/, { message: 'mimetype must be a MIME type such as image/png' })
+  @MaxLength(100)
+  mimetype: string;
+
+  @ApiProperty({ minimum: 0 }) @IsInt() @Min(0) size: number;
+}
+
+/** `POST /{appId}/tickets` as JSON, and the fields of its multipart form. */
+export class CreateTicketDto {
+  @ApiProperty({ format: 'email' }) @Transform(lowerTrim) @IsEmail() @MaxLength(254) email: string;
+
+  @ApiProperty({ maxLength: SUBJECT_MAX_LENGTH })
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(SUBJECT_MAX_LENGTH)
+  subject: string;
+
+  @ApiProperty({ maxLength: MESSAGE_MAX_LENGTH })
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MESSAGE_MAX_LENGTH)
+  message: string;
+
+  @ApiPropertyOptional({ enum: TICKET_TOPICS, default: 'general' })
+  @IsOptional()
+  @IsIn(TICKET_TOPICS)
+  topic?: TicketTopic;
+
+  @ApiPropertyOptional({ enum: TICKET_PRIORITIES, default: 'normal' })
+  @IsOptional()
+  @IsIn(TICKET_PRIORITIES)
+  priority?: TicketPriority;
+
+  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MaxLength(100) shopId?: string;
+
+  @ApiPropertyOptional({
+    type: [HostedAttachmentInput],
+    maxItems: MAX_HOSTED_ATTACHMENTS,
+    description: 'JSON only: files already hosted elsewhere. Multipart requests upload files instead.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_HOSTED_ATTACHMENTS)
+  @ValidateNested({ each: true })
+  @Type(() => HostedAttachmentInput)
+  attachments?: HostedAttachmentInput[];
+}
+
+/** The request body as documented: the JSON fields, or the same fields plus files as multipart/form-data. */
+export class CreateTicketBody extends CreateTicketDto {
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', format: 'binary' },
+    description:
+      'multipart/form-data only: up to 5 files of at most 5 MiB each (PNG, JPEG, GIF, WebP, PDF or plain text)',
+  })
+  files?: unknown[];
+}
+
+export class TicketStatusDto {
+  @ApiProperty({ enum: TICKET_STATUSES }) @IsIn(TICKET_STATUSES) status: TicketStatus;
+}
+
+/** `PATCH /tickets/{messageId}`: at least one field. */
+export class UpdateTicketDto {
+  @ApiPropertyOptional({ enum: TICKET_STATUSES }) @IsOptional() @IsIn(TICKET_STATUSES) status?: TicketStatus;
+
+  @ApiPropertyOptional({ enum: TICKET_PRIORITIES })
+  @IsOptional()
+  @IsIn(TICKET_PRIORITIES)
+  priority?: TicketPriority;
+}
+
+/** `PATCH /{appId}/tickets/{messageId}`: at least one field. */
+export class UpdateAppTicketDto extends UpdateTicketDto {
+  @ApiPropertyOptional({ enum: TICKET_TOPICS }) @IsOptional() @IsIn(TICKET_TOPICS) topic?: TicketTopic;
+}
+
+export class BulkDeleteTicketsDto {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_BULK_DELETE, description: 'Ticket ids' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BULK_DELETE)
+  @IsMongoId({ each: true })
+  ids: string[];
+}
+
+export class CreateTicketMessageDto {
+  @ApiProperty({ maxLength: MESSAGE_MAX_LENGTH })
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MESSAGE_MAX_LENGTH)
+  content: string;
+
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isCustomer?: boolean;
+
+  @ApiPropertyOptional({ format: 'email' })
+  @IsOptional()
+  @Transform(lowerTrim)
+  @IsEmail()
+  @MaxLength(254)
+  authorEmail?: string;
+
+  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MaxLength(100) authorName?: string;
+}
+
+const DATE_DESCRIPTION =
+  'ISO 8601 date (YYYY-MM-DD, a whole UTC day; endDate includes that day) or date-time (exact instant)';
+
+/** `startDate`/`endDate` of lists and statistics. */
+export class DateRangeQuery {
+  @ApiPropertyOptional({ description: DATE_DESCRIPTION, example: '2025-01-01' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  startDate?: string;
+
+  @ApiPropertyOptional({ description: DATE_DESCRIPTION, example: '2025-01-31' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  endDate?: string;
+}
+
+/** `GET /{appId}/tickets`. */
+export class ListAppTicketsQuery extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: TICKET_STATUSES }) @IsOptional() @IsIn(TICKET_STATUSES) status?: TicketStatus;
+  @ApiPropertyOptional({ enum: TICKET_TOPICS }) @IsOptional() @IsIn(TICKET_TOPICS) topic?: TicketTopic;
+
+  @ApiPropertyOptional({ enum: TICKET_PRIORITIES })
+  @IsOptional()
+  @IsIn(TICKET_PRIORITIES)
+  priority?: TicketPriority;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) shopId?: string;
+
+  @ApiPropertyOptional({ description: 'Exact customer e-mail (case-insensitive)' })
+  @IsOptional()
+  @Transform(lowerTrim)
+  @IsString()
+  @MaxLength(254)
+  email?: string;
+
+  @ApiPropertyOptional({ description: DATE_DESCRIPTION })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  startDate?: string;
+
+  @ApiPropertyOptional({ description: DATE_DESCRIPTION })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  endDate?: string;
+
+  @ApiPropertyOptional({
+    maxLength: SEARCH_MAX_LENGTH,
+    description: 'Case-insensitive substring of the subject, the message or the e-mail',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(SEARCH_MAX_LENGTH)
+  search?: string;
+
+  @ApiPropertyOptional({
+    enum: TICKET_SORT_FIELDS,
+    default: 'createdAt',
+    description: 'priority sorts by urgency (low < normal < high < urgent), status by workflow order',
+  })
+  @IsOptional()
+  @IsIn(TICKET_SORT_FIELDS)
+  sortBy: TicketSortField = 'createdAt';
+
+  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'desc' })
+  @IsOptional()
+  @IsIn(SORT_ORDERS)
+  sortOrder: (typeof SORT_ORDERS)[number] = 'desc';
+}
+
+/** `GET /tickets`: the app list's query plus `appId`. */
+export class ListTicketsQuery extends ListAppTicketsQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) appId?: string;
+}
+
+/** `GET /{appId}/tickets/stats`. */
+export class TicketStatsQuery extends DateRangeQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) shopId?: string;
+}

@@ -1,0 +1,80 @@
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import escapeStringRegexp from 'escape-string-regexp';
+import { type QueryFilter, type SortOrder, trusted } from 'mongoose';
+import type { ListAppTicketsQuery, TicketSortField } from './dto/ticket-input.dto';
+import type { Ticket } from './schemas/ticket.schema';
+
+export const DAY_MS = 86_400_000;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const OBJECT_ID = /^[a-f\d]{24}$/i;
+
+/** A createdAt range: `from` inclusive, `to` exclusive; either may be open. */
+export interface TimeRange {
+  from?: Date;
+  to?: Date;
+}
+
+function parseBound(field: string, value: string, edge: 'start' | 'end'): Date {
+  const dateOnly = DATE_ONLY.test(value);
+  const instant = new Date(dateOnly ? `${value}T00:00:00.000Z` : value);
+  if (Number.isNaN(instant.getTime()))
+    throw new BadRequestException(`${field} must be a valid ISO 8601 date`);
+  if (edge === 'start') return instant;
+  // A date-only end includes that whole UTC day; a date-time end includes that instant.
+  return new Date(instant.getTime() + (dateOnly ? DAY_MS : 1));
+}
+
+/** `startDate`/`endDate` as a half-open range; 400 when the start comes after the end. */
+export function parseTimeRange(startDate?: string, endDate?: string): TimeRange {
+  const from = startDate === undefined ? undefined : parseBound('startDate', startDate, 'start');
+  const to = endDate === undefined ? undefined : parseBound('endDate', endDate, 'end');
+  if (from && to && from >= to) throw new BadRequestException('startDate must not be after endDate');
+  return { from, to };
+}
+
+export function createdAtCondition({ from, to }: TimeRange): QueryFilter<Ticket>['createdAt'] | undefined {
+  if (!from && !to) return undefined;
+  return trusted({ ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) });
+}
+
+/** The filter of both list families; `appId` comes from the path (app family) or the query (global). */
+export function ticketListFilter(query: ListAppTicketsQuery, appId?: string): QueryFilter<Ticket> {
+  const filter: QueryFilter<Ticket> = {};
+  if (appId !== undefined) filter.appId = appId;
+  if (query.status) filter.status = query.status;
+  if (query.topic) filter.topic = query.topic;
+  if (query.priority) filter.priority = query.priority;
+  if (query.shopId) filter.shopId = query.shopId;
+  if (query.email) filter.email = query.email;
+  const createdAt = createdAtCondition(parseTimeRange(query.startDate, query.endDate));
+  if (createdAt) filter.createdAt = createdAt;
+  if (query.search) {
+    // No $text on every deployment: an escaped, length-capped, case-insensitive substring match.
+    const pattern = new RegExp(escapeStringRegexp(query.search), 'i');
+    filter.$or = [{ subject: pattern }, { message: pattern }, { email: pattern }];
+  }
+  return filter;
+}
+
+const SORT_KEYS: Record<TicketSortField, keyof Ticket> = {
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  subject: 'subject',
+  priority: 'priorityRank',
+  status: 'statusRank',
+};
+
+/** Ties break on `_id` in the same direction, so one index serves both sort orders. */
+export function ticketListSort(
+  sortBy: TicketSortField,
+  sortOrder: 'asc' | 'desc',
+): Record<string, SortOrder> {
+  const direction = sortOrder === 'asc' ? 1 : -1;
+  return { [SORT_KEYS[sortBy]]: direction, _id: direction };
+}
+
+/** The lookup filter of one ticket; a malformed id is 404 like an unknown one. */
+export function ticketIdFilter(id: string, appId?: string): QueryFilter<Ticket> {
+  if (!OBJECT_ID.test(id)) throw new NotFoundException('Ticket not found');
+  return appId === undefined ? { _id: id } : { _id: id, appId };
+}

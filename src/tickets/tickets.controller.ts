@@ -1,0 +1,66 @@
+import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Access } from '../common/auth/roles';
+import { done, ok, page } from '../common/http/envelope';
+import {
+  ApiDoneEnvelope,
+  ApiErrors,
+  ApiOkEnvelope,
+  ApiPageEnvelope,
+} from '../common/swagger/envelope.decorators';
+import { ListTicketsQuery, TicketStatusDto, UpdateTicketDto } from './dto/ticket-input.dto';
+import { toTicketView, TicketView } from './dto/ticket.dto';
+import { TicketsService } from './tickets.service';
+
+/** The global family: tickets of every app, for the back office. */
+@ApiTags('Tickets')
+@Controller('tickets')
+@Authenticated(Access.Write)
+export class TicketsController {
+  constructor(private readonly tickets: TicketsService) {}
+
+  @Get()
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'List tickets of every app (filters, search, sort, pagination)' })
+  @ApiPageEnvelope(TicketView)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async list(@Query() query: ListTicketsQuery) {
+    const { items, pagination } = await this.tickets.list(query, query.appId);
+    return page(items.map(toTicketView), pagination);
+  }
+
+  @Get(':messageId')
+  @Authenticated(Access.Read)
+  @ApiOperation({ summary: 'Get a ticket' })
+  @ApiOkEnvelope(TicketView)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async get(@Param('messageId') id: string) {
+    return ok(toTicketView(await this.tickets.get(id)));
+  }
+
+  @Patch(':messageId')
+  @ApiOperation({ summary: "Change a ticket's status or priority" })
+  @ApiOkEnvelope(TicketView, { withMessage: true })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async update(@Param('messageId') id: string, @Body() dto: UpdateTicketDto) {
+    return ok(toTicketView(await this.tickets.update(id, dto)), 'Ticket updated');
+  }
+
+  @Delete(':messageId')
+  @ApiOperation({ summary: 'Delete a ticket and its uploaded files' })
+  @ApiDoneEnvelope()
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async remove(@Param('messageId') id: string) {
+    await this.tickets.remove(id);
+    return done('Ticket deleted');
+  }
+
+  @Patch(':messageId/status')
+  @ApiOperation({ summary: "Change a ticket's status (any status may follow any)" })
+  @ApiOkEnvelope(TicketView, { withMessage: true })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async setStatus(@Param('messageId') id: string, @Body() dto: TicketStatusDto) {
+    return ok(toTicketView(await this.tickets.update(id, { status: dto.status })), 'Ticket status updated');
+  }
+}

@@ -1,0 +1,206 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { type Model, type QueryFilter, trusted, Types } from 'mongoose';
+import { AppsService } from '../apps/apps.service';
+import type { Pagination } from '../common/http/envelope';
+import { findPage } from '../common/pagination/pagination';
+import type { CreateTicketMessageDto, ListAppTicketsQuery, UpdateAppTicketDto } from './dto/ticket-input.dto';
+import {
+  type AttachmentDownload,
+  type CreateTicketInput,
+  TicketAttachmentsService,
+} from './ticket-attachments.service';
+import { excerpt, TicketCreatedEvent, TicketCustomerMessageEvent, TicketEvents } from './ticket.events';
+import { ticketIdFilter, ticketListFilter, ticketListSort } from './ticket-query';
+import {
+  MAX_MESSAGES_PER_TICKET,
+  PRIORITY_RANK,
+  RESOLVED_STATUSES,
+  STATUS_RANK,
+  Ticket,
+  type TicketMessage,
+} from './schemas/ticket.schema';
+
+/** Tickets of both families: `appId` undefined means the global family (any app), else that app only. */
+@Injectable()
+export class TicketsService {
+  constructor(
+    @InjectModel(Ticket.name) private readonly tickets: Model<Ticket>,
+    private readonly apps: AppsService,
+    private readonly attachments: TicketAttachmentsService,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async create(appId: string, { dto, files }: CreateTicketInput): Promise<Ticket> {
+    await this.apps.requireApp(appId);
+    const _id = new Types.ObjectId();
+    const uploaded = await this.attachments.store(appId, String(_id), files);
+    const hosted = (dto.attachments ?? []).map((attachment) => ({ ...attachment, uploadedAt: new Date() }));
+    const priority = dto.priority ?? 'normal';
+    let created: Ticket;
+    try {
+      const document = await this.tickets.create({
+        _id,
+        appId,
+        shopId: dto.shopId,
+        topic: dto.topic ?? 'general',
+        email: dto.email,
+        subject: dto.subject,
+        message: dto.message,
+        status: 'pending',
+        statusRank: STATUS_RANK.pending,
+        priority,
+        priorityRank: PRIORITY_RANK[priority],
+        attachments: [...uploaded, ...hosted],
+      });
+      created = document.toObject();
+    } catch (error) {
+      await this.attachments.remove(appId, String(_id), uploaded);
+      throw error;
+    }
+    this.events.emit(
+      TicketEvents.Created,
+      new TicketCreatedEvent(
+        appId,
+        String(created._id),
+        created.subject,
+        created.email,
+        created.topic,
+        created.priority,
+        excerpt(created.message),
+        created.shopId,
+      ),
+    );
+    return created;
+  }
+
+  /** One page: two round trips (the page and the count). */
+  list(query: ListAppTicketsQuery, appId?: string): Promise<{ items: Ticket[]; pagination: Pagination }> {
+    return findPage(this.tickets, {
+      filter: ticketListFilter(query, appId),
+      sort: ticketListSort(query.sortBy, query.sortOrder),
+      page: query.page,
+      limit: query.limit,
+    });
+  }
+
+  async get(id: string, appId?: string): Promise<Ticket> {
+    const ticket = await this.tickets.findOne(ticketIdFilter(id, appId)).lean<Ticket>().exec();
+    if (!ticket) throw new NotFoundException('Ticket not found');
+    return ticket;
+  }
+
+  /**
+   * Applies status, priority and topic changes. Any status may follow any; entering resolved or closed
+   * records `resolvedAt` (kept when moving between the two), going back to pending or in_progress clears it.
+   */
+  async update(id: string, changes: UpdateAppTicketDto, appId?: string): Promise<Ticket> {
+    const filter = ticketIdFilter(id, appId);
+    const { status, priority, topic } = changes;
+    if (status === undefined && priority === undefined && topic === undefined) {
+      const fields = appId === undefined ? 'status, priority' : 'status, priority, topic';
+      throw new BadRequestException(`Provide at least one of ${fields}`);
+    }
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, 1> = {};
+    if (topic !== undefined) set.topic = topic;
+    if (priority !== undefined) Object.assign(set, { priority, priorityRank: PRIORITY_RANK[priority] });
+    if (status !== undefined) {
+      Object.assign(set, { status, statusRank: STATUS_RANK[status] });
+      if (!RESOLVED_STATUSES.includes(status)) unset.resolvedAt = 1;
+      else if (!(await this.get(id, appId)).resolvedAt) set.resolvedAt = new Date();
+    }
+    const updated = await this.tickets
+      .findOneAndUpdate(
+        filter,
+        { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+        { returnDocument: 'after' },
+      )
+      .lean<Ticket>()
+      .exec();
+    if (!updated) throw new NotFoundException('Ticket not found');
+    return updated;
+  }
+
+  /** Deletes the ticket, then (best effort) its stored files. */
+  async remove(id: string, appId?: string): Promise<void> {
+    const deleted = await this.tickets
+      .findOneAndDelete(ticketIdFilter(id, appId), { projection: { appId: 1, attachments: 1 } })
+      .lean<Pick<Ticket, '_id' | 'appId' | 'attachments'>>()
+      .exec();
+    if (!deleted) throw new NotFoundException('Ticket not found');
+    await this.attachments.remove(deleted.appId, String(deleted._id), deleted.attachments);
+  }
+
+  /** Deletes the listed tickets of this app (ids of other apps or unknown ids are skipped). */
+  async removeMany(appId: string, ids: string[]): Promise<number> {
+    const filter: QueryFilter<Ticket> = { appId, _id: trusted({ $in: [...new Set(ids)] }) };
+    const found = await this.tickets
+      .find(filter, { attachments: 1 })
+      .lean<Pick<Ticket, '_id' | 'attachments'>[]>()
+      .exec();
+    if (found.length === 0) return 0;
+    const { deletedCount } = await this.tickets
+      .deleteMany({ appId, _id: trusted({ $in: found.map((ticket) => ticket._id) }) })
+      .exec();
+    for (const ticket of found) await this.attachments.remove(appId, String(ticket._id), ticket.attachments);
+    return deletedCount;
+  }
+
+  /** Appends a message to the thread in one guarded update (capped at MAX_MESSAGES_PER_TICKET). */
+  async addMessage(appId: string, id: string, dto: CreateTicketMessageDto): Promise<TicketMessage> {
+    const filter = ticketIdFilter(id, appId);
+    const message: TicketMessage = {
+      _id: new Types.ObjectId(),
+      content: dto.content,
+      isCustomer: dto.isCustomer ?? false,
+      authorEmail: dto.authorEmail,
+      authorName: dto.authorName,
+      createdAt: new Date(),
+    };
+    const ticket = await this.tickets
+      .findOneAndUpdate(
+        { ...filter, messageCount: trusted({ $lt: MAX_MESSAGES_PER_TICKET }) },
+        { $push: { messages: message }, $inc: { messageCount: 1 } },
+        { returnDocument: 'after', projection: { subject: 1, email: 1 } },
+      )
+      .lean<Pick<Ticket, 'subject' | 'email'>>()
+      .exec();
+    if (!ticket) {
+      await this.get(id, appId);
+      throw new ConflictException(`A ticket holds at most ${MAX_MESSAGES_PER_TICKET} messages`);
+    }
+    if (message.isCustomer) {
+      this.events.emit(
+        TicketEvents.CustomerMessage,
+        new TicketCustomerMessageEvent(
+          appId,
+          id,
+          String(message._id),
+          ticket.subject,
+          ticket.email,
+          excerpt(message.content),
+          message.authorEmail,
+          message.authorName,
+        ),
+      );
+    }
+    return message;
+  }
+
+  /** The thread, oldest first (messages are only ever appended). */
+  async listMessages(appId: string, id: string): Promise<TicketMessage[]> {
+    const ticket = await this.tickets
+      .findOne(ticketIdFilter(id, appId), { messages: 1 })
+      .lean<Pick<Ticket, 'messages'>>()
+      .exec();
+    if (!ticket) throw new NotFoundException('Ticket not found');
+    return ticket.messages ?? [];
+  }
+
+  async openAttachment(appId: string, id: string, key: string): Promise<AttachmentDownload> {
+    const ticket = await this.get(id, appId);
+    return this.attachments.open(appId, String(ticket._id), key, ticket.attachments);
+  }
+}
