@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { EmailTemplatesController } from './email-templates.controller';
+import { EmailTemplatesService } from './email-templates.service';
+import { EmailTemplate, EmailTemplateSchema } from './schemas/email-template.schema';
+
+/** E-mail templates: the admin routes, and `EmailTemplatesService` for the modules that send e-mail. */
+@Module({
+  imports: [MongooseModule.forFeature([{ name: EmailTemplate.name, schema: EmailTemplateSchema }])],
+  controllers: [EmailTemplatesController],
+  providers: [EmailTemplatesService],
+  exports: [EmailTemplatesService],
+})
+export class EmailTemplatesModule {}
