@@ -10,7 +10,7 @@ import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { LoggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { EmailTemplatesModule } from './email/templates/email-templates.module';
+import { EmailModule } from './email/email.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { TicketsModule } from './tickets/tickets.module';
@@ -37,7 +37,7 @@ const DEFAULT_RATE_LIMIT = 600;
     FeedbackModule,
     TicketsModule,
     ApiKeysModule,
-    EmailTemplatesModule,
+    EmailModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

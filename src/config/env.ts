@@ -111,6 +111,27 @@ export class Env {
   @IsBoolean()
   EMAIL_WORKER_ENABLED = true;
 
+  /** Messages the worker has in flight at once (and SMTP connections in its pool). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  EMAIL_WORKER_CONCURRENCY = 10;
+
+  /** Messages per second the worker sends at most (a provider's limit); 0 = no limit. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  EMAIL_WORKER_RATE_PER_SECOND = 0;
+
+  /** How long a claimed job stays with its worker before another may reap it (crash recovery). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
+  EMAIL_WORKER_LEASE_MS = 300_000;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 

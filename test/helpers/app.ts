@@ -18,13 +18,17 @@ export interface TestApp {
 export interface TestAppOptions {
   /** Test-only modules mounted beside AppModule (e.g. routes that exercise one decorator). */
   imports?: ModuleMetadata['imports'];
+  /** Providers replaced by a value (e.g. the e-mail worker's options with short retry delays). */
+  overrides?: { provide: unknown; useValue: unknown }[];
 }
 
 /** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule, ...(options.imports ?? [])],
-  }).compile();
+  const builder = Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] });
+  for (const { provide, useValue } of options.overrides ?? []) {
+    builder.overrideProvider(provide).useValue(useValue);
+  }
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(loadEnv()), {
     bufferLogs: true,
   });

@@ -1,0 +1,117 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { join } from 'node:path';
+import { createTransport, type Transporter } from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool';
+
+/** A message ready to leave: rendered, addressed, with its final headers. */
+export interface OutgoingMail {
+  /** Without angle brackets; the header is `Message-ID: <messageId>`. */
+  messageId: string;
+  from: string;
+  to: string;
+  replyTo?: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  headers: Record<string, string>;
+}
+
+export interface DeliveryReceipt {
+  accepted: string[];
+  rejected: string[];
+  response: string;
+}
+
+export interface MailTransport {
+  /** Recorded on the job's result: `smtp` or `outbox`. */
+  readonly provider: string;
+  send(mail: OutgoingMail): Promise<DeliveryReceipt>;
+  /** Nest calls it last at shutdown, after the worker has drained (pooled connections are closed). */
+  onApplicationShutdown(): void;
+}
+
+/** Bounds every SMTP wait well inside a job's lease, so a live worker always finishes what it claimed. */
+const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+
+const toNodemailer = (mail: OutgoingMail) => ({
+  messageId: `<${mail.messageId}>`,
+  from: mail.from,
+  to: mail.to,
+  replyTo: mail.replyTo,
+  subject: mail.subject,
+  html: mail.html,
+  text: mail.text,
+  headers: mail.headers,
+});
+
+const addresses = (list: unknown[] | undefined) =>
+  (list ?? []).map((entry) =>
+    typeof entry === 'string' ? entry : String((entry as { address?: string }).address),
+  );
+
+/**
+ * Pooled SMTP: `maxConnections` connections kept open and reused for every message. Plain `smtp://`
+ * sockets disable Nagle's algorithm: SMTP is a conversation of small writes, and Nagle holding one back
+ * until the previous is acknowledged costs a delayed-ACK wait per message.
+ */
+export class SmtpTransport implements MailTransport {
+  readonly provider = 'smtp';
+  private readonly transporter: Transporter;
+
+  constructor(url: string, maxConnections: number) {
+    const plain = url.startsWith('smtp://');
+    const pool = new SMTPPool({
+      url,
+      maxConnections,
+      maxMessages: Infinity,
+      ...SMTP_TIMEOUTS,
+      ...(plain
+        ? {
+            getSocket: (
+              _options: unknown,
+              callback: (error: Error | null, socket: { socket: Socket }) => void,
+            ) => {
+              const socket = new Socket();
+              socket.setNoDelay(true);
+              callback(null, { socket });
+            },
+          }
+        : {}),
+    } as SMTPPool.Options);
+    this.transporter = createTransport(pool);
+  }
+
+  async send(mail: OutgoingMail): Promise<DeliveryReceipt> {
+    const info = await this.transporter.sendMail(toNodemailer(mail));
+    return {
+      accepted: addresses(info.accepted),
+      rejected: addresses(info.rejected),
+      response: String(info.response),
+    };
+  }
+
+  onApplicationShutdown(): void {
+    this.transporter.close();
+  }
+}
+
+/** Without `SMTP_URL`: each message is written as an `.eml` file a developer can open in a mail client. */
+export class OutboxTransport implements MailTransport {
+  readonly provider = 'outbox';
+  private readonly transporter = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+
+  constructor(private readonly directory: string) {}
+
+  async send(mail: OutgoingMail): Promise<DeliveryReceipt> {
+    const info = await this.transporter.sendMail(toNodemailer(mail));
+    await mkdir(this.directory, { recursive: true });
+    const file = join(this.directory, `${Date.now()}-${mail.messageId.replace(/[^\w.-]/g, '_')}.eml`);
+    await writeFile(file, info.message as Buffer);
+    return { accepted: [mail.to], rejected: [], response: `written to ${file}` };
+  }
+
+  onApplicationShutdown(): void {
+    this.transporter.close();
+  }
+}

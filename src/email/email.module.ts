@@ -1,0 +1,47 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { Env } from '../config/env';
+import { mailTransportProvider } from './delivery/mail-transport.provider';
+import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
+import { EmailService } from './email.service';
+import { BatchPlanners } from './jobs/batch-planners';
+import { EmailJobStore } from './jobs/email-job.store';
+import { EmailJobsController } from './jobs/email-jobs.controller';
+import { EmailJobsService } from './jobs/email-jobs.service';
+import { EmailWorker } from './jobs/email-worker';
+import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
+import { SendEmailHandler } from './jobs/send-email.handler';
+import { EMAIL_WORKER_OPTIONS, workerOptionsFromEnv } from './jobs/worker-options';
+import { Suppression, SuppressionSchema } from './suppression/schemas/suppression.schema';
+import { SuppressionService } from './suppression/suppression.service';
+import { EmailTemplatesModule } from './templates/email-templates.module';
+import { EmailTemplatesService } from './templates/email-templates.service';
+
+/**
+ * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
+ * `EmailService` (enqueue), `SuppressionService` and `BatchPlanners`, nothing else.
+ */
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: EmailJob.name, schema: EmailJobSchema },
+      { name: Suppression.name, schema: SuppressionSchema },
+    ]),
+    EmailTemplatesModule,
+  ],
+  controllers: [EmailJobsController],
+  providers: [
+    EmailService,
+    EmailJobStore,
+    EmailJobsService,
+    EmailWorker,
+    SendEmailHandler,
+    BatchPlanners,
+    SuppressionService,
+    mailTransportProvider,
+    { provide: EMAIL_TEMPLATE_SOURCE, useExisting: EmailTemplatesService },
+    { provide: EMAIL_WORKER_OPTIONS, inject: [Env], useFactory: workerOptionsFromEnv },
+  ],
+  exports: [EmailService, SuppressionService, BatchPlanners, EmailTemplatesModule],
+})
+export class EmailModule {}

@@ -1,0 +1,80 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { assertSendable, type EmailMessage, type EnqueueOptions } from './jobs/email-message';
+import { assertRecipientsPlan, type RecipientsPlan } from './jobs/recipients-plan';
+import { EmailJobStore, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
+import { DEFAULT_MAX_ATTEMPTS } from './jobs/schemas/email-job.schema';
+
+/** A batch plan: the `email.batch.plan` job expands it into `email.send` jobs through its planner. */
+export interface BatchPlan {
+  /** Which registered planner expands it (`recipients` is built in). */
+  kind: string;
+  appId?: string | null;
+  campaignId?: string;
+  [field: string]: unknown;
+}
+
+/** Enqueuing more than this in one call is refused: large sends go through a batch plan. */
+export const MAX_ENQUEUE_BATCH = 5_000;
+
+/**
+ * The e-mail engine's API for the rest of the service (DESIGN: modules enqueue, they never write jobs).
+ * Every message gets an idempotency key; enqueuing a known key returns the existing job.
+ */
+@Injectable()
+export class EmailService {
+  constructor(private readonly store: EmailJobStore) {}
+
+  async enqueueEmail(message: EmailMessage, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
+    const [job] = await this.enqueueEmails([{ message, options }]);
+    return job;
+  }
+
+  /** Many messages in one insert (a campaign's page of recipients, say); ids come back in input order. */
+  async enqueueEmails(items: { message: EmailMessage; options?: EnqueueOptions }[]): Promise<EnqueuedJob[]> {
+    if (items.length > MAX_ENQUEUE_BATCH) {
+      throw new BadRequestException(`At most ${MAX_ENQUEUE_BATCH} messages per call; use a batch plan`);
+    }
+    for (const { message, options } of items) assertSendable(message, options);
+    return this.store.insert(
+      items.map(({ message, options = {} }) =>
+        newJob(
+          'email.send',
+          { ...message, to: message.to.trim() },
+          options,
+          message.appId,
+          message.campaignId,
+        ),
+      ),
+    );
+  }
+
+  async enqueueBatchPlan(plan: BatchPlan, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
+    if (typeof plan.kind !== 'string' || plan.kind.length === 0)
+      throw new BadRequestException('kind is required');
+    if (plan.kind === 'recipients') assertRecipientsPlan(plan as RecipientsPlan);
+    const [job] = await this.store.insert([
+      newJob('email.batch.plan', plan, options, plan.appId, plan.campaignId),
+    ]);
+    return job;
+  }
+}
+
+function newJob(
+  type: NewJob['type'],
+  payload: object,
+  options: EnqueueOptions,
+  appId: string | null | undefined,
+  campaignId: string | undefined,
+): NewJob {
+  return {
+    type,
+    payload: payload as Record<string, unknown>,
+    idempotencyKey: options.idempotencyKey ?? randomUUID(),
+    priority: options.priority ?? 0,
+    scheduledAt: options.scheduledAt ?? new Date(),
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    appId: appId ?? null,
+    campaignId: campaignId ?? null,
+  };
+}

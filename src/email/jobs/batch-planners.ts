@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { EmailService, type BatchPlan } from '../email.service';
+import { assertRecipientsPlan, type RecipientsPlan } from './recipients-plan';
+
+export interface PlanOutcome {
+  enqueued: number;
+  alreadyQueued: number;
+}
+
+/**
+ * Expands one batch plan into `email.send` jobs. It must be safe to run again after a crash: derive every
+ * message's idempotency key from `planJobId`, so a second run enqueues only what the first did not.
+ */
+export type BatchPlanner = (plan: BatchPlan, planJobId: string) => Promise<PlanOutcome>;
+
+/** Planners by kind. Modules with their own audiences (newsletters) register theirs at start-up. */
+@Injectable()
+export class BatchPlanners {
+  private readonly planners = new Map<string, BatchPlanner>();
+
+  constructor(email: EmailService) {
+    this.register('recipients', (plan, planJobId) =>
+      planRecipients(email, plan as RecipientsPlan, planJobId),
+    );
+  }
+
+  register(kind: string, planner: BatchPlanner): void {
+    if (this.planners.has(kind)) throw new Error(`A batch planner for "${kind}" is already registered`);
+    this.planners.set(kind, planner);
+  }
+
+  get(kind: string): BatchPlanner | undefined {
+    return this.planners.get(kind);
+  }
+}
+
+async function planRecipients(
+  email: EmailService,
+  plan: RecipientsPlan,
+  planJobId: string,
+): Promise<PlanOutcome> {
+  assertRecipientsPlan(plan);
+  const jobs = await email.enqueueEmails(
+    plan.recipients.map((recipient) => ({
+      message: { ...plan.message, to: recipient.to, variables: recipient.variables },
+      // One message per address and plan, however often the plan runs.
+      options: { idempotencyKey: `plan:${planJobId}:${recipient.to.trim().toLowerCase()}` },
+    })),
+  );
+  // An address listed twice maps to one job: count jobs, not list entries.
+  const created = new Set(jobs.filter((job) => job.created).map((job) => job.id));
+  const all = new Set(jobs.map((job) => job.id));
+  return { enqueued: created.size, alreadyQueued: all.size - created.size };
+}

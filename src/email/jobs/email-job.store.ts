@@ -1,0 +1,215 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation } from 'mongodb';
+import { Model } from 'mongoose';
+import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
+
+const DUPLICATE_KEY = 11000;
+
+export interface NewJob {
+  type: EmailJobType;
+  payload: Record<string, unknown>;
+  idempotencyKey: string;
+  priority: number;
+  scheduledAt: Date;
+  maxAttempts: number;
+  appId: string | null;
+  campaignId: string | null;
+}
+
+export interface EnqueuedJob {
+  id: string;
+  idempotencyKey: string;
+  /** False when a job with this idempotency key already existed. */
+  created: boolean;
+}
+
+/** A due job as the worker's scan sees it: enough to check suppression before claiming. */
+export interface DueJob {
+  _id: ObjectId;
+  type: EmailJobType;
+  priority: number;
+  to?: string;
+}
+
+/** What a worker decided about a job it holds. */
+export type JobOutcome =
+  | { status: 'completed'; result: Record<string, unknown>; messageId?: string }
+  | { status: 'failed'; error: string; retryAt: Date }
+  | { status: 'dead'; error: string };
+
+export interface FinishedJob {
+  id: ObjectId;
+  lockToken: string;
+  outcome: JobOutcome;
+}
+
+export const LAPSED_DELIVERY_ERROR =
+  'The worker stopped during delivery, so whether the message left is unknown; not retried, to avoid a duplicate';
+
+/**
+ * The queue's database operations. The hot path (scan, claim, finish) uses the driver directly: the filters
+ * are built here, never from user input, and skipping Mongoose's document layer keeps a claim to one `_id`
+ * round trip.
+ */
+@Injectable()
+export class EmailJobStore {
+  constructor(@InjectModel(EmailJob.name) readonly model: Model<EmailJob>) {}
+
+  private get collection() {
+    return this.model.collection;
+  }
+
+  /**
+   * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids
+   * for known keys). Two round trips at most: one unordered insert, one lookup of the duplicates.
+   */
+  async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
+    const now = new Date();
+    const unique = new Map<string, NewJob & { _id: ObjectId }>();
+    for (const job of jobs)
+      if (!unique.has(job.idempotencyKey)) unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
+    const docs = [...unique.values()].map((job) => ({
+      ...job,
+      status: 'pending',
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+    }));
+    const duplicates = new Set<string>();
+    if (docs.length > 0) {
+      try {
+        await this.collection.insertMany(docs, { ordered: false });
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError)) throw error;
+        const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+        for (const writeError of writeErrors) {
+          if (writeError.code !== DUPLICATE_KEY) throw error;
+          duplicates.add(docs[writeError.index].idempotencyKey);
+        }
+      }
+    }
+    const existing = new Map<string, string>();
+    if (duplicates.size > 0) {
+      const found = await this.collection
+        .find({ idempotencyKey: { $in: [...duplicates] } }, { projection: { idempotencyKey: 1 } })
+        .toArray();
+      for (const doc of found) existing.set(doc.idempotencyKey as string, String(doc._id));
+    }
+    return jobs.map((job) => {
+      const key = job.idempotencyKey;
+      const known = existing.get(key);
+      return known
+        ? { id: known, idempotencyKey: key, created: false }
+        : { id: String(unique.get(key)!._id), idempotencyKey: key, created: true };
+    });
+  }
+
+  /** Due jobs, most urgent first: the worker claims them one by one by `_id`. */
+  async findDue(limit: number, now = new Date()): Promise<DueJob[]> {
+    const docs = await this.collection
+      .find(
+        { status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } },
+        {
+          projection: { type: 1, priority: 1, 'payload.to': 1 },
+          sort: { priority: -1, scheduledAt: 1 },
+          limit,
+        },
+      )
+      .toArray();
+    return docs.map((doc) => ({
+      _id: doc._id,
+      type: doc.type as EmailJobType,
+      priority: doc.priority as number,
+      to: (doc.payload as { to?: string } | undefined)?.to,
+    }));
+  }
+
+  /**
+   * Takes one due job for this worker: an atomic guarded update, so of several workers racing for a job
+   * exactly one gets it. Returns null when another worker was first.
+   */
+  async claim(id: ObjectId, lockToken: string, leaseMs: number, now = new Date()): Promise<EmailJob | null> {
+    return (await this.collection.findOneAndUpdate(
+      { _id: id, status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } },
+      {
+        $set: {
+          status: 'processing',
+          lockToken,
+          leaseExpiresAt: new Date(now.getTime() + leaseMs),
+          startedAt: now,
+          updatedAt: now,
+        },
+        $inc: { attempts: 1 },
+      },
+      { returnDocument: 'after' },
+    )) as EmailJob | null;
+  }
+
+  /**
+   * Records the outcomes of held jobs in one round trip. Each update names the holder's lock token, so a
+   * worker whose lease was reaped cannot overwrite what happened since. Returns how many were recorded.
+   */
+  async finish(finished: FinishedJob[]): Promise<number> {
+    if (finished.length === 0) return 0;
+    const now = new Date();
+    const operations: AnyBulkWriteOperation[] = finished.map(({ id, lockToken, outcome }) => ({
+      updateOne: {
+        filter: { _id: id, status: 'processing', lockToken },
+        update: {
+          $set: { ...outcomeFields(outcome, now), updatedAt: now },
+          $unset: { lockToken: '', leaseExpiresAt: '' },
+        },
+      },
+    }));
+    const result = await this.collection.bulkWrite(operations, { ordered: false });
+    return result.modifiedCount;
+  }
+
+  /**
+   * Jobs whose worker stopped holding them (crash, kill, lost network) past their lease. A delivery may have
+   * left before the worker died, so an `email.send` job is not sent again but ends `dead` with that reason;
+   * a batch plan only enqueues with idempotency keys, so it is safe to run again and is put back as due.
+   */
+  async reapLapsedLeases(now = new Date()): Promise<{ dead: number; requeued: number }> {
+    const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
+    const [dead, requeued] = await Promise.all([
+      this.collection.updateMany(
+        { ...lapsed, type: 'email.send' },
+        {
+          $set: { status: 'dead', lastError: LAPSED_DELIVERY_ERROR, completedAt: now, updatedAt: now },
+          $unset: { lockToken: '', leaseExpiresAt: '' },
+        },
+      ),
+      this.collection.updateMany(
+        { ...lapsed, type: 'email.batch.plan' },
+        {
+          $set: {
+            status: 'failed',
+            lastError: 'The worker stopped while planning; planned again',
+            scheduledAt: now,
+            updatedAt: now,
+          },
+          $unset: { lockToken: '', leaseExpiresAt: '' },
+        },
+      ),
+    ]);
+    return { dead: dead.modifiedCount, requeued: requeued.modifiedCount };
+  }
+}
+
+function outcomeFields(outcome: JobOutcome, now: Date): Record<string, unknown> {
+  switch (outcome.status) {
+    case 'completed':
+      return {
+        status: 'completed',
+        result: outcome.result,
+        completedAt: now,
+        ...(outcome.messageId ? { messageId: outcome.messageId } : {}),
+      };
+    case 'failed':
+      return { status: 'failed', lastError: outcome.error, scheduledAt: outcome.retryAt };
+    case 'dead':
+      return { status: 'dead', lastError: outcome.error, completedAt: now };
+  }
+}

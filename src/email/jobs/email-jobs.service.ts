@@ -1,0 +1,45 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { isValidObjectId, Model } from 'mongoose';
+import type { Pagination } from '../../common/http/envelope';
+import { findPage } from '../../common/pagination/pagination';
+import { countByFields } from '../../common/stats/count-by';
+import type { EmailJobStats, ListEmailJobsQuery } from './dto/email-job.dto';
+import { EmailJob } from './schemas/email-job.schema';
+
+/** Read-only views of the queue for the back office. */
+@Injectable()
+export class EmailJobsService {
+  constructor(@InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>) {}
+
+  list(query: ListEmailJobsQuery): Promise<{ items: EmailJob[]; pagination: Pagination }> {
+    const filter: Record<string, unknown> = {};
+    if (query.status) filter.status = query.status;
+    if (query.type) filter.type = query.type;
+    if (query.campaignId) filter.campaignId = query.campaignId;
+    return findPage(this.jobs, { filter, sort: { createdAt: -1 }, page: query.page, limit: query.limit });
+  }
+
+  async get(id: string): Promise<EmailJob> {
+    const job = isValidObjectId(id) ? await this.jobs.findById(id).lean<EmailJob>().exec() : null;
+    if (!job) throw new NotFoundException('E-mail job not found');
+    return job;
+  }
+
+  async stats(campaignId?: string): Promise<EmailJobStats> {
+    const { total, by } = await countByFields(this.jobs, campaignId ? { campaignId } : {}, [
+      'status',
+    ] as const);
+    const counters = {
+      pending: by.status.pending ?? 0,
+      processing: by.status.processing ?? 0,
+      completed: by.status.completed ?? 0,
+      failed: by.status.failed ?? 0,
+      dead: by.status.dead ?? 0,
+      total,
+    };
+    const finished = counters.completed + counters.dead;
+    const percentage = total === 0 ? 0 : Math.floor((finished / total) * 100);
+    return { ...counters, progress: { ...counters, percentage } };
+  }
+}

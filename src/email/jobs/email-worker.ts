@@ -1,0 +1,208 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { randomBytes } from 'node:crypto';
+import { Env } from '../../config/env';
+import { SuppressionService } from '../suppression/suppression.service';
+import type { BatchPlan } from '../email.service';
+import { retryDelayMs } from './backoff';
+import { BatchPlanners } from './batch-planners';
+import { EmailJobStore, type DueJob, type FinishedJob, type JobOutcome } from './email-job.store';
+import { RateLimiter } from './rate-limiter';
+import type { EmailJob } from './schemas/email-job.schema';
+import { isPermanentFailure, SendEmailHandler, type TemplateMemo } from './send-email.handler';
+import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from './worker-options';
+
+export interface WorkerRunSummary {
+  completed: number;
+  failed: number;
+  dead: number;
+  /** Jobs another worker claimed first. */
+  lostRaces: number;
+  reaped: number;
+}
+
+const INTERVAL_NAME = 'email-worker';
+
+/**
+ * Sends what is due in the `email_jobs` queue. Every `EMAIL_WORKER_INTERVAL_MS` it reaps lapsed leases, then
+ * scans due jobs and works through them with `concurrency` slots: each slot claims one job by `_id` (an
+ * atomic guarded update, so several workers never take the same job), sends it, and hands the outcome to a
+ * buffer written with one `bulkWrite` per `finishBatchSize`. It repeats while jobs are due.
+ */
+@Injectable()
+export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(EmailWorker.name);
+  private readonly rate: RateLimiter;
+  private run: Promise<WorkerRunSummary> | null = null;
+  private stopping = false;
+
+  constructor(
+    private readonly env: Env,
+    private readonly store: EmailJobStore,
+    private readonly suppression: SuppressionService,
+    private readonly sender: SendEmailHandler,
+    private readonly planners: BatchPlanners,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(EMAIL_WORKER_OPTIONS) private readonly options: EmailWorkerOptions,
+  ) {
+    this.rate = new RateLimiter(options.ratePerSecond);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.env.EMAIL_WORKER_ENABLED) return;
+    const timer = setInterval(() => this.tick(), this.env.EMAIL_WORKER_INTERVAL_MS);
+    this.scheduler.addInterval(INTERVAL_NAME, timer);
+    this.logger.log(
+      `E-mail worker polling every ${this.env.EMAIL_WORKER_INTERVAL_MS} ms (concurrency ${this.options.concurrency}, ` +
+        `rate ${this.options.ratePerSecond || 'unlimited'}/s)`,
+    );
+  }
+
+  /** Shutdown waits for the messages in flight and records their outcomes; unclaimed jobs stay due. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.scheduler.doesExist('interval', INTERVAL_NAME)) this.scheduler.deleteInterval(INTERVAL_NAME);
+    await this.run?.catch(() => undefined);
+  }
+
+  private tick(): void {
+    if (this.run || this.stopping) return;
+    this.processDueJobs().catch((error: unknown) => {
+      this.logger.error(`E-mail worker run failed: ${(error as Error).message}`, (error as Error).stack);
+    });
+  }
+
+  /**
+   * Works until nothing is due (or shutdown begins). A call while a run is in progress joins that run, so
+   * one process never runs two at once and shutdown can wait for it.
+   */
+  processDueJobs(): Promise<WorkerRunSummary> {
+    this.run ??= this.runOnce().finally(() => {
+      this.run = null;
+    });
+    return this.run;
+  }
+
+  private async runOnce(): Promise<WorkerRunSummary> {
+    const summary = emptySummary();
+    const reaped = await this.store.reapLapsedLeases();
+    summary.reaped = reaped.dead + reaped.requeued;
+    if (reaped.dead > 0) {
+      this.logger.warn(`${reaped.dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
+    }
+    while (!this.stopping) {
+      const due = await this.store.findDue(this.options.scanSize);
+      if (due.length === 0) break;
+      await this.work(spreadWithinPriority(due), summary);
+    }
+    return summary;
+  }
+
+  private async work(due: DueJob[], summary: WorkerRunSummary): Promise<void> {
+    const lockToken = randomBytes(12).toString('hex');
+    const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
+    const memo: TemplateMemo = new Map();
+    const finished = new FinishBuffer(this.store, this.options.finishBatchSize, summary, this.logger);
+    let next = 0;
+    const slot = async () => {
+      while (!this.stopping && next < due.length) {
+        const candidate = due[next++];
+        await this.rate.acquire();
+        const job = await this.store.claim(candidate._id, lockToken, this.options.leaseMs);
+        if (!job) {
+          summary.lostRaces += 1;
+          continue;
+        }
+        const outcome = await this.attempt(job, suppressed.get(candidate.to?.toLowerCase() ?? ''), memo);
+        await finished.add({ id: job._id, lockToken, outcome });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot));
+    await finished.flush();
+  }
+
+  private async attempt(
+    job: EmailJob,
+    suppressedBecause: Parameters<SendEmailHandler['send']>[1],
+    memo: TemplateMemo,
+  ): Promise<JobOutcome> {
+    try {
+      if (job.type === 'email.batch.plan') return await this.plan(job);
+      const sent = await this.sender.send(job, suppressedBecause, memo);
+      return sent.sent
+        ? { status: 'completed', result: sent.result, messageId: sent.messageId }
+        : { status: 'completed', result: sent.result };
+    } catch (error) {
+      return this.failure(job, error);
+    }
+  }
+
+  private async plan(job: EmailJob): Promise<JobOutcome> {
+    const plan = job.payload as BatchPlan;
+    const planner = this.planners.get(plan.kind);
+    if (!planner) return { status: 'dead', error: `No batch planner for kind "${plan.kind}"` };
+    return { status: 'completed', result: { ...(await planner(plan, String(job._id))) } };
+  }
+
+  private failure(job: EmailJob, error: unknown): JobOutcome {
+    const message = error instanceof Error ? error.message : String(error);
+    if (isPermanentFailure(error) || job.attempts >= job.maxAttempts) {
+      this.logger.warn(`E-mail job ${String(job._id)} is dead after ${job.attempts} attempt(s): ${message}`);
+      return { status: 'dead', error: message };
+    }
+    const retryAt = new Date(Date.now() + retryDelayMs(job.attempts, this.options.backoff));
+    return { status: 'failed', error: message, retryAt };
+  }
+}
+
+/** Collects outcomes and writes them in batches (one round trip per batch instead of one per message). */
+class FinishBuffer {
+  private pending: FinishedJob[] = [];
+
+  constructor(
+    private readonly store: EmailJobStore,
+    private readonly size: number,
+    private readonly summary: WorkerRunSummary,
+    private readonly logger: Logger,
+  ) {}
+
+  async add(job: FinishedJob): Promise<void> {
+    this.pending.push(job);
+    this.summary[job.outcome.status] += 1;
+    if (this.pending.length >= this.size) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const recorded = await this.store.finish(batch);
+    if (recorded < batch.length) {
+      this.logger.warn(
+        `${batch.length - recorded} e-mail job outcome(s) not recorded: the lease had been reaped`,
+      );
+    }
+  }
+}
+
+function emptySummary(): WorkerRunSummary {
+  return { completed: 0, failed: 0, dead: 0, lostRaces: 0, reaped: 0 };
+}
+
+/**
+ * Workers scanning the same due jobs take them in different orders, so they rarely race for one job; the
+ * priority order stays (a shuffle, then a stable sort by priority).
+ */
+function spreadWithinPriority(jobs: DueJob[]): DueJob[] {
+  for (let i = jobs.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [jobs[i], jobs[j]] = [jobs[j], jobs[i]];
+  }
+  return jobs.sort((a, b) => b.priority - a.priority);
+}

@@ -1,0 +1,61 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Schema as MongooseSchema, type Types } from 'mongoose';
+
+export const EMAIL_JOB_TYPES = ['email.send', 'email.batch.plan'] as const;
+export type EmailJobType = (typeof EMAIL_JOB_TYPES)[number];
+
+/**
+ * `pending` → `processing` → `completed`. A failed attempt goes to `failed` with a later `scheduledAt` and is
+ * claimed again; after `maxAttempts`, or on a permanent error, the job is `dead`.
+ */
+export const EMAIL_JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'dead'] as const;
+export type EmailJobStatus = (typeof EMAIL_JOB_STATUSES)[number];
+
+/** Statuses a worker may claim once `scheduledAt` has passed. */
+export const CLAIMABLE_STATUSES: readonly EmailJobStatus[] = ['pending', 'failed'];
+
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+@Schema({ collection: 'email_jobs', timestamps: true, minimize: false })
+export class EmailJob {
+  _id: Types.ObjectId;
+
+  @Prop({ type: String, enum: EMAIL_JOB_TYPES, required: true }) type: EmailJobType;
+  @Prop({ type: String, enum: EMAIL_JOB_STATUSES, default: 'pending' }) status: EmailJobStatus;
+  /** Higher runs first (transactional mail before campaign mail). */
+  @Prop({ default: 0 }) priority: number;
+  @Prop({ type: MongooseSchema.Types.Mixed, required: true }) payload: Record<string, unknown>;
+  @Prop({ type: MongooseSchema.Types.Mixed }) result?: Record<string, unknown>;
+  @Prop({ default: 0 }) attempts: number;
+  @Prop({ default: DEFAULT_MAX_ATTEMPTS }) maxAttempts: number;
+  @Prop() lastError?: string;
+
+  /** Enqueuing the same key again returns the existing job (unique index). */
+  @Prop({ required: true }) idempotencyKey: string;
+  /** Copied out of the payload so lists and statistics can filter on them with an index. */
+  @Prop({ type: String, default: null }) appId: string | null;
+  @Prop({ type: String, default: null }) campaignId: string | null;
+  /** The provider message id of a delivered message (what provider webhooks name). */
+  @Prop() messageId?: string;
+
+  /** Due time: the worker claims the job once it has passed (also the backoff of a failed attempt). */
+  @Prop({ required: true }) scheduledAt: Date;
+  @Prop() startedAt?: Date;
+  @Prop() completedAt?: Date;
+  /** The claiming worker's token and lease: only the holder may finish the job; a lapsed lease is reaped. */
+  @Prop({ select: false }) lockToken?: string;
+  @Prop() leaseExpiresAt?: Date;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const EmailJobSchema = SchemaFactory.createForClass(EmailJob);
+EmailJobSchema.index({ idempotencyKey: 1 }, { unique: true });
+// The worker's due-job scan, and the reaper's scan of lapsed leases.
+EmailJobSchema.index({ status: 1, scheduledAt: 1, priority: -1 });
+EmailJobSchema.index({ status: 1, leaseExpiresAt: 1 });
+// The admin list and statistics filters.
+EmailJobSchema.index({ campaignId: 1, status: 1 });
+EmailJobSchema.index({ type: 1, status: 1, createdAt: -1 });
+EmailJobSchema.index({ messageId: 1 }, { sparse: true });

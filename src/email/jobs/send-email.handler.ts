@@ -1,0 +1,111 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Env } from '../../config/env';
+import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
+import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
+import type { MailTransport } from '../delivery/mail-transport';
+import {
+  EMAIL_TEMPLATE_SOURCE,
+  type EmailTemplateSource,
+  type RenderedContent,
+  type SendableTemplate,
+} from '../delivery/template-source';
+import type { SuppressionReason } from '../suppression/schemas/suppression.schema';
+import type { EmailMessage } from './email-message';
+import type { EmailJob } from './schemas/email-job.schema';
+
+/** A failure that another attempt cannot fix (unknown template, a 5xx answer): the job goes `dead` at once. */
+export class PermanentDeliveryError extends Error {}
+
+export type SendResult =
+  | { sent: true; messageId: string; result: Record<string, unknown> }
+  | { sent: false; result: Record<string, unknown> };
+
+/** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
+export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
+
+/** Delivers one `email.send` job: suppression, content (literal or rendered), headers, transport. */
+@Injectable()
+export class SendEmailHandler {
+  private readonly messageIdDomain: string;
+
+  constructor(
+    private readonly env: Env,
+    @Inject(MAIL_TRANSPORT) private readonly transport: MailTransport,
+    @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
+  ) {
+    this.messageIdDomain = senderDomain(env.MAIL_FROM);
+  }
+
+  async send(
+    job: EmailJob,
+    suppressedBecause: SuppressionReason | undefined,
+    memo: TemplateMemo,
+  ): Promise<SendResult> {
+    const message = job.payload as unknown as EmailMessage;
+    if (suppressedBecause) {
+      return { sent: false, result: { skipped: 'suppressed', reason: suppressedBecause } };
+    }
+    const { content, sender } = await this.content(message, memo);
+    // Stable per job: a receiver that sees the same Message-ID twice can tell it is one message.
+    const messageId = `${String(job._id)}@${this.messageIdDomain}`;
+    const receipt = await this.transport.send({
+      messageId,
+      from: message.from ?? (sender ? formatAddress(sender) : this.env.MAIL_FROM),
+      to: message.to,
+      replyTo: message.replyTo,
+      subject: content.subject,
+      html: content.html || undefined,
+      text: content.text || undefined,
+      headers: unsubscribeHeaders(message.unsubscribeUrl),
+    });
+    return {
+      sent: true,
+      messageId,
+      result: {
+        messageId,
+        provider: this.transport.provider,
+        accepted: receipt.accepted,
+        response: receipt.response,
+      },
+    };
+  }
+
+  private async content(
+    message: EmailMessage,
+    memo: TemplateMemo,
+  ): Promise<{ content: RenderedContent; sender?: SendableTemplate['sender'] }> {
+    if (!message.template) {
+      return {
+        content: { subject: message.subject ?? '', html: message.html ?? '', text: message.text ?? '' },
+      };
+    }
+    const appId = message.appId ?? null;
+    const language = message.template.language ?? 'en';
+    const key = `${appId}\u0000${message.template.name}\u0000${language}`;
+    let lookup = memo.get(key);
+    if (!lookup) {
+      lookup = this.templates.resolveForSending(appId, message.template.name, language);
+      memo.set(key, lookup);
+    }
+    const template = await lookup;
+    if (!template) {
+      throw new PermanentDeliveryError(
+        `No active template "${message.template.name}" (${language}) for app ${appId ?? '(global)'}`,
+      );
+    }
+    try {
+      return { content: this.templates.render(template, message.variables ?? {}), sender: template.sender };
+    } catch (error) {
+      throw new PermanentDeliveryError(
+        `Template "${message.template.name}" failed to render: ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+/** SMTP 5xx answers are permanent (RFC 5321 §4.2.1); 4xx answers and network errors may pass later. */
+export function isPermanentFailure(error: unknown): boolean {
+  if (error instanceof PermanentDeliveryError) return true;
+  const code = (error as { responseCode?: unknown } | null)?.responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}

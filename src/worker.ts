@@ -1,0 +1,27 @@
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { loadEnv } from './config/env';
+
+/**
+ * A worker-only process: the e-mail worker without the HTTP server, for sending capacity that scales apart
+ * from the API (`npm run start:worker`). It needs `MONGODB_URI`: the embedded dev database belongs to the
+ * process that started it.
+ */
+async function bootstrap(): Promise<void> {
+  const env = loadEnv();
+  if (!env.MONGODB_URI) {
+    throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
+  }
+  env.EMAIL_WORKER_ENABLED = true;
+  const app = await NestFactory.createApplicationContext(AppModule, { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight and records them.
+  app.enableShutdownHooks();
+  await app.init();
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

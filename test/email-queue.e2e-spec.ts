@@ -1,0 +1,415 @@
+import { getModelToken } from '@nestjs/mongoose';
+import { trusted, type Model } from 'mongoose';
+import { EmailService } from '../src/email/email.service';
+import { EmailJobStore, LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
+import { EmailWorker } from '../src/email/jobs/email-worker';
+import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
+import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
+import { SuppressionService } from '../src/email/suppression/suppression.service';
+import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { seedApp } from './helpers/factories';
+import { createSessions, Session } from './helpers/session';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+
+/** Short retry delays so the retry path runs in a test; everything else as in production. */
+const WORKER_OPTIONS: EmailWorkerOptions = {
+  concurrency: 4,
+  ratePerSecond: 0,
+  leaseMs: 60_000,
+  scanSize: 100,
+  finishBatchSize: 10,
+  backoff: { baseMs: 100, maxMs: 2_000 },
+};
+
+describe('E-mail queue, worker and delivery', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+  let email: EmailService;
+  let worker: EmailWorker;
+  let jobs: Model<EmailJob>;
+  let admin: Session;
+  let viewer: Session;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    process.env.SMTP_URL = smtp.url;
+    process.env.MAIL_FROM = 'Admin Service <no-reply@mail.example.com>';
+    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+    email = t.app.get(EmailService);
+    worker = t.app.get(EmailWorker);
+    jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+  beforeEach(async () => {
+    await resetDatabase(t.connection);
+    ({ admin, viewer } = await createSessions(t));
+    smtp.received.length = 0;
+    smtp.attempts.length = 0;
+    smtp.verdict = () => ({ accept: true });
+  });
+
+  const jobById = (id: string) => jobs.findById(id).lean<EmailJob>().orFail().exec();
+  const literal = {
+    to: 'ada@example.com',
+    subject: 'Hello & welcome',
+    html: '<p>Hi Ada</p>',
+    text: 'Hi Ada',
+  };
+
+  /** Runs the worker until no job is due or waiting for a retry (the retry delays here are short). */
+  async function drain(deadlineMs = 15_000): Promise<void> {
+    const deadline = Date.now() + deadlineMs;
+    for (;;) {
+      await worker.processDueJobs();
+      const open = await jobs
+        .countDocuments({ status: trusted({ $in: ['pending', 'processing', 'failed'] }) })
+        .exec();
+      if (open === 0) return;
+      if (Date.now() > deadline) throw new Error(`${open} job(s) still open after ${deadlineMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  describe('delivery over SMTP', () => {
+    it('sends a literal message and records the Message-ID as the provider message id', async () => {
+      const { id, created } = await email.enqueueEmail(literal);
+      expect(created).toBe(true);
+      await drain();
+
+      expect(smtp.received).toHaveLength(1);
+      const [mail] = smtp.received;
+      expect(mail.to).toEqual(['ada@example.com']);
+      expect(mail.from).toBe('no-reply@mail.example.com');
+      expect(mail.headers.subject).toBe('Hello & welcome');
+      expect(mail.headers['message-id']).toBe(`<${id}@mail.example.com>`);
+      expect(mail.raw).toContain('<p>Hi Ada</p>');
+      expect(mail.headers['list-unsubscribe']).toBeUndefined();
+
+      const job = await jobById(id);
+      expect(job).toMatchObject({ status: 'completed', attempts: 1, messageId: `${id}@mail.example.com` });
+      expect(job.result).toMatchObject({ messageId: `${id}@mail.example.com`, provider: 'smtp' });
+      expect(job.completedAt).toBeInstanceOf(Date);
+    });
+
+    it('adds List-Unsubscribe with RFC 8058 one-click to bulk mail', async () => {
+      await email.enqueueEmail({ ...literal, unsubscribeUrl: 'https://news.example.com/u/tok123' });
+      await drain();
+      expect(smtp.received[0].headers['list-unsubscribe']).toBe('<https://news.example.com/u/tok123>');
+      expect(smtp.received[0].headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+    });
+
+    it('renders a stored template at send time, with the language fallback and the template sender', async () => {
+      const app = await seedApp(t);
+      const created = await admin.http.post('/admin/templates', {
+        appId: app.id,
+        name: 'welcome',
+        language: 'en',
+        subject: 'Welcome, {{name}} & co',
+        htmlTemplate: '<p>Hello {{name}}</p>',
+        textTemplate: 'Hello {{name}}',
+        variables: ['name'],
+        sender: { name: 'Team', email: 'team@app.example.com' },
+      });
+      expect(created.status).toBe(200);
+
+      const { id } = await email.enqueueEmail({
+        to: 'bob@example.com',
+        appId: app.id,
+        template: { name: 'welcome', language: 'fr' },
+        variables: { name: 'Bob <b>' },
+      });
+      await drain();
+
+      expect((await jobById(id)).status).toBe('completed');
+      const [mail] = smtp.received;
+      expect(mail.from).toBe('team@app.example.com');
+      expect(mail.headers.from).toBe('Team <team@app.example.com>');
+      expect(mail.headers.subject).toBe('Welcome, Bob <b> & co');
+      expect(mail.raw).toContain('Hello Bob &lt;b&gt;');
+      expect(mail.raw).toContain('Hello Bob <b>');
+    });
+
+    it('gives up at once on an unknown template, without sending', async () => {
+      const { id } = await email.enqueueEmail({ to: 'bob@example.com', template: { name: 'nope' } });
+      await drain();
+      const job = await jobById(id);
+      expect(job).toMatchObject({ status: 'dead', attempts: 1 });
+      expect(job.lastError).toContain('No active template "nope"');
+      expect(smtp.attempts).toHaveLength(0);
+    });
+  });
+
+  describe('failures', () => {
+    it('retries a temporary rejection with growing delays, then marks the job dead', async () => {
+      smtp.verdict = () => ({ accept: false, code: 451, message: 'Try again later' });
+      const { id } = await email.enqueueEmail(literal, { maxAttempts: 4 });
+      await drain();
+
+      const job = await jobById(id);
+      expect(job).toMatchObject({ status: 'dead', attempts: 4 });
+      expect(job.lastError).toContain('Try again later');
+      expect(smtp.attempts).toHaveLength(4);
+      const gaps = smtp.attempts.slice(1).map((attempt, i) => attempt.at - smtp.attempts[i].at);
+      // Backoff windows 50–100, 100–200, 200–400 ms: the last wait is longer than the first.
+      expect(gaps[0]).toBeGreaterThanOrEqual(50);
+      expect(gaps[2]).toBeGreaterThan(gaps[0]);
+      expect(smtp.received).toHaveLength(0);
+    });
+
+    it('records a failed attempt with its error and a later due time', async () => {
+      smtp.verdict = () => ({ accept: false, code: 421, message: 'Busy' });
+      const { id } = await email.enqueueEmail(literal);
+      const before = Date.now();
+      await worker.processDueJobs();
+      const job = await jobById(id);
+      expect(job).toMatchObject({ status: 'failed', attempts: 1 });
+      expect(job.lastError).toContain('Busy');
+      expect(job.scheduledAt.getTime()).toBeGreaterThanOrEqual(before + 50);
+    });
+
+    it('does not retry a permanent (5xx) rejection', async () => {
+      smtp.verdict = () => ({ accept: false, code: 550, message: 'Mailbox unavailable' });
+      const { id } = await email.enqueueEmail(literal);
+      await drain();
+      expect(await jobById(id)).toMatchObject({ status: 'dead', attempts: 1 });
+      expect(smtp.attempts).toHaveLength(1);
+    });
+
+    it('marks a job whose worker stopped mid-delivery dead instead of sending it twice', async () => {
+      const { id } = await email.enqueueEmail(literal);
+      const store = t.app.get(EmailJobStore);
+      const [due] = await store.findDue(1);
+      // A worker that claimed the job with a 1 ms lease and died.
+      expect(await store.claim(due._id, 'dead-worker', 1)).not.toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await drain();
+      expect(await jobById(id)).toMatchObject({ status: 'dead', lastError: LAPSED_DELIVERY_ERROR });
+      expect(smtp.attempts).toHaveLength(0);
+    });
+  });
+
+  describe('idempotency', () => {
+    it('gives the same job for the same key', async () => {
+      const first = await email.enqueueEmail(literal, { idempotencyKey: 'welcome:ada' });
+      const again = await email.enqueueEmail(
+        { ...literal, subject: 'Other' },
+        { idempotencyKey: 'welcome:ada' },
+      );
+      expect(again).toEqual({ id: first.id, idempotencyKey: 'welcome:ada', created: false });
+      expect(await jobs.countDocuments().exec()).toBe(1);
+    });
+
+    it('keeps input order and deduplicates within and across batches', async () => {
+      await email.enqueueEmail(literal, { idempotencyKey: 'k2' });
+      const result = await email.enqueueEmails([
+        { message: literal, options: { idempotencyKey: 'k1' } },
+        { message: literal, options: { idempotencyKey: 'k2' } },
+        { message: literal, options: { idempotencyKey: 'k1' } },
+      ]);
+      expect(result.map((job) => [job.idempotencyKey, job.created])).toEqual([
+        ['k1', true],
+        ['k2', false],
+        ['k1', true],
+      ]);
+      expect(result[0].id).toBe(result[2].id);
+      expect(await jobs.countDocuments().exec()).toBe(2);
+    });
+
+    it('refuses a message it could never send, naming the fields', async () => {
+      await expect(email.enqueueEmail({ to: 'not-an-address', subject: '' })).rejects.toThrow(
+        /to must be an e-mail address.*subject is required/,
+      );
+      await expect(email.enqueueEmail(literal, { maxAttempts: 0 })).rejects.toThrow(/maxAttempts/);
+    });
+  });
+
+  describe('suppression', () => {
+    it('skips a suppressed address (any case) and records the skip on the job', async () => {
+      const suppression = t.app.get(SuppressionService);
+      await suppression.suppress({ email: 'Ada@Example.com', reason: 'hard_bounce', source: 'test' });
+      const { id } = await email.enqueueEmail({ ...literal, to: 'ADA@example.com' });
+      await drain();
+
+      expect(smtp.attempts).toHaveLength(0);
+      const job = await jobById(id);
+      expect(job.status).toBe('completed');
+      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'hard_bounce' });
+
+      expect(await suppression.lift('ada@example.com')).toBe(true);
+      await email.enqueueEmail(literal);
+      await drain();
+      expect(smtp.received).toHaveLength(1);
+    });
+
+    it('keeps one entry per address, with the latest reason', async () => {
+      const suppression = t.app.get(SuppressionService);
+      await suppression.suppress({ email: 'x@example.com', reason: 'opt_out', source: 'contacts' });
+      const entry = await suppression.suppress({
+        email: 'X@example.com',
+        reason: 'complaint',
+        source: 'webhook',
+      });
+      expect(entry).toMatchObject({ email: 'x@example.com', reason: 'complaint', source: 'webhook' });
+      expect(await suppression.isSuppressed('x@EXAMPLE.com')).toBe(true);
+    });
+  });
+
+  describe('batch plans', () => {
+    it('expands an inline recipient list once, however often the plan runs', async () => {
+      const plan = await email.enqueueBatchPlan({
+        kind: 'recipients',
+        campaignId: 'camp-1',
+        message: { subject: 'News for {{name}}', html: '<p>News</p>', campaignId: 'camp-1' },
+        recipients: [{ to: 'a@example.com' }, { to: 'b@example.com' }, { to: 'A@example.com' }],
+      });
+      await drain();
+
+      const planJob = await jobById(plan.id);
+      expect(planJob.status).toBe('completed');
+      expect(planJob.result).toEqual({ enqueued: 2, alreadyQueued: 0 });
+      expect(smtp.received.map((mail) => mail.to[0]).sort()).toEqual(['a@example.com', 'b@example.com']);
+      expect(await jobs.countDocuments({ campaignId: 'camp-1', type: 'email.send' }).exec()).toBe(2);
+
+      // The plan runs again (as after a crash while planning): nothing new is queued.
+      await jobs.updateOne({ _id: plan.id }, { $set: { status: 'pending', scheduledAt: new Date() } }).exec();
+      await drain();
+      expect((await jobById(plan.id)).result).toEqual({ enqueued: 0, alreadyQueued: 2 });
+      expect(smtp.received).toHaveLength(2);
+    });
+
+    it('refuses an invalid inline plan when it is enqueued', async () => {
+      await expect(
+        email.enqueueBatchPlan({
+          kind: 'recipients',
+          message: { subject: 's', text: 't' },
+          recipients: [{ to: 'x' }],
+        }),
+      ).rejects.toThrow('recipients[0].to must be an e-mail address');
+    });
+
+    it('marks a plan of an unknown kind dead', async () => {
+      const plan = await email.enqueueBatchPlan({ kind: 'unknown-kind' });
+      await drain();
+      expect(await jobById(plan.id)).toMatchObject({
+        status: 'dead',
+        lastError: 'No batch planner for kind "unknown-kind"',
+      });
+    });
+  });
+
+  describe('GET /admin/email-jobs', () => {
+    async function seedJobs() {
+      const sent = await email.enqueueEmail({ ...literal, campaignId: 'c-1' });
+      await drain();
+      const queued = await email.enqueueEmails([
+        { message: { ...literal, campaignId: 'c-1' } },
+        { message: { ...literal, campaignId: 'c-2' } },
+      ]);
+      const plan = await email.enqueueBatchPlan(
+        { kind: 'unknown' },
+        { scheduledAt: new Date(Date.now() + 60_000) },
+      );
+      return { sent, queued, plan };
+    }
+
+    it('lists newest first with filters and pagination', async () => {
+      const { sent, plan } = await seedJobs();
+      const all = await viewer.http.get('/admin/email-jobs');
+      expect(all.status).toBe(200);
+      expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 4, pages: 1 });
+      expect(all.body.data[0]._id).toBe(plan.id);
+
+      const completed = await viewer.http.get('/admin/email-jobs', { query: { status: 'completed' } });
+      expect(completed.body.data.map((job: { _id: string }) => job._id)).toEqual([sent.id]);
+      expect(completed.body.data[0]).toMatchObject({ type: 'email.send', campaignId: 'c-1', attempts: 1 });
+      expect(completed.body.data[0]).not.toHaveProperty('lockToken');
+
+      const plans = await viewer.http.get('/admin/email-jobs', { query: { type: 'email.batch.plan' } });
+      expect(plans.body.pagination.total).toBe(1);
+      const campaign = await viewer.http.get('/admin/email-jobs', {
+        query: { campaignId: 'c-1', limit: 1, page: 2 },
+      });
+      expect(campaign.body.pagination).toEqual({ page: 2, limit: 1, total: 2, pages: 2 });
+    });
+
+    it('rejects unknown filter values', async () => {
+      for (const query of [
+        { status: 'done' },
+        { type: 'sms' },
+        { limit: 101 },
+        { campaignId: '{"$ne":1}' },
+      ]) {
+        const res = await viewer.http.get('/admin/email-jobs', { query });
+        expect(res.status).toBe(400);
+        expect(res.body.success).toBe(false);
+      }
+    });
+
+    it('counts by status with progress, overall and per campaign', async () => {
+      await seedJobs();
+      const all = await viewer.http.get('/admin/email-jobs/stats');
+      expect(all.body.data).toEqual({
+        pending: 3,
+        processing: 0,
+        completed: 1,
+        failed: 0,
+        dead: 0,
+        total: 4,
+        progress: { pending: 3, processing: 0, completed: 1, failed: 0, dead: 0, total: 4, percentage: 25 },
+      });
+      const campaign = await viewer.http.get('/admin/email-jobs/stats', { query: { campaignId: 'c-1' } });
+      expect(campaign.body.data).toMatchObject({
+        total: 2,
+        completed: 1,
+        pending: 1,
+        progress: { percentage: 50 },
+      });
+      const none = await viewer.http.get('/admin/email-jobs/stats', { query: { campaignId: 'nothing' } });
+      expect(none.body.data.progress).toMatchObject({ total: 0, percentage: 0 });
+    });
+
+    it('gets one job, 404 for unknown and malformed ids', async () => {
+      const { sent } = await seedJobs();
+      const one = await viewer.http.get(`/admin/email-jobs/${sent.id}`);
+      expect(one.status).toBe(200);
+      expect(one.body.data).toMatchObject({
+        _id: sent.id,
+        status: 'completed',
+        payload: { to: 'ada@example.com' },
+      });
+      expect((await viewer.http.get('/admin/email-jobs/64b000000000000000000000')).status).toBe(404);
+      expect((await viewer.http.get('/admin/email-jobs/not-an-id')).status).toBe(404);
+    });
+  });
+
+  describe('shutdown', () => {
+    it('waits for the messages in flight and records them', async () => {
+      smtp.delayMs = 300;
+      const queued = await email.enqueueEmails([{ message: literal }, { message: literal }]);
+      const run = worker.processDueJobs();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closing = t.app.close();
+      await Promise.all([run, closing]);
+      smtp.delayMs = 0;
+      expect(smtp.received).toHaveLength(2);
+      // The app is closed: read the jobs through a fresh connection to the same database.
+      const { MongoClient } = await import('mongodb');
+      const client = await MongoClient.connect(process.env.MONGODB_URI!);
+      try {
+        const states = await client
+          .db()
+          .collection('email_jobs')
+          .find({}, { projection: { status: 1 } })
+          .toArray();
+        expect(states.map((job) => job.status)).toEqual(['completed', 'completed']);
+        expect(queued).toHaveLength(2);
+      } finally {
+        await client.close();
+      }
+      t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+    });
+  });
+});

@@ -1,0 +1,93 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  /** Header names lower-cased; folded lines joined. */
+  headers: Record<string, string>;
+  body: string;
+  raw: string;
+  receivedAt: number;
+}
+
+/** What the server answers to a message: accept, or reject with an SMTP code (4xx temporary, 5xx permanent). */
+export type SmtpVerdict = { accept: true } | { accept: false; code: number; message: string };
+
+export interface TestSmtpServer {
+  url: string;
+  received: ReceivedMail[];
+  /** Every DATA attempt, accepted or not, with its time (to see retry spacing). */
+  attempts: { to: string[]; at: number; accepted: boolean }[];
+  /** Decides each message's fate; accepts everything by default. */
+  verdict: (mail: ReceivedMail) => SmtpVerdict;
+  /** Delay before answering each message, to keep deliveries in flight. */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+function parse(raw: string, from: string, to: string[]): ReceivedMail {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = split >= 0 ? raw.slice(0, split) : raw;
+  const headers: Record<string, string> = {};
+  for (const line of head.replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { from, to, headers, body: split >= 0 ? raw.slice(split + 4) : '', raw, receivedAt: Date.now() };
+}
+
+/** A real SMTP server on loopback (npm `smtp-server`) that records what it receives. */
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  const state: Omit<TestSmtpServer, 'url' | 'close'> = {
+    received: [],
+    attempts: [],
+    verdict: () => ({ accept: true }),
+    delayMs: 0,
+  };
+  const options: SMTPServerOptions = {
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    // The worker's pool keeps connections open; the test server must not cap them.
+    maxClients: 500,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        const mail = parse(Buffer.concat(chunks).toString('utf8'), from, to);
+        const verdict = state.verdict(mail);
+        state.attempts.push({ to, at: Date.now(), accepted: verdict.accept });
+        const answer = () => {
+          if (verdict.accept) {
+            state.received.push(mail);
+            callback(null, 'Queued');
+          } else {
+            const error = new Error(verdict.message) as Error & { responseCode: number };
+            error.responseCode = verdict.code;
+            callback(error);
+          }
+        };
+        if (state.delayMs > 0) setTimeout(answer, state.delayMs);
+        else answer();
+      });
+    },
+  };
+  const server = new SMTPServer(options);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  const result = state as TestSmtpServer;
+  result.url = `smtp://127.0.0.1:${port}`;
+  result.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return result;
+}
+
+/** Message-IDs received more than once. */
+export function duplicateMessageIds(received: ReceivedMail[]): string[] {
+  const seen = new Map<string, number>();
+  for (const mail of received)
+    seen.set(mail.headers['message-id'], (seen.get(mail.headers['message-id']) ?? 0) + 1);
+  return [...seen].filter(([, count]) => count > 1).map(([id]) => id);
+}
