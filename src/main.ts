@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { configureApp, createFastifyAdapter } from './app.setup';
 import { loadEnv } from './config/env';
 import { startDevDatabase, withDatabaseName } from './database/dev-database';
+import { indexesReady } from './database/indexes-ready';
 
 async function bootstrap(): Promise<void> {
   const env = loadEnv();
@@ -22,6 +23,7 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
   });
   await configureApp(app);
+  await indexesReady(app);
   // On SIGTERM/SIGINT Nest stops accepting, finishes in-flight requests and closes the database connection.
   // The dev database needs no hook: it exits (closing its H2 file) when this process's pipe to it closes.
   await app.listen(env.PORT, env.HOST);

@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { loadEnv } from './config/env';
+import { indexesReady } from './database/indexes-ready';
 
 /**
  * A worker-only process: the e-mail worker without the HTTP server, for sending capacity that scales apart
@@ -18,7 +19,7 @@ async function bootstrap(): Promise<void> {
   app.useLogger(app.get(Logger));
   // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight and records them.
   app.enableShutdownHooks();
-  await app.init();
+  await indexesReady(app);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -336,12 +336,13 @@ describe('E-mail queue, worker and delivery', () => {
     });
 
     it('rejects unknown filter values', async () => {
-      for (const query of [
+      const invalid: Record<string, string | number>[] = [
         { status: 'done' },
         { type: 'sms' },
         { limit: 101 },
         { campaignId: '{"$ne":1}' },
-      ]) {
+      ];
+      for (const query of invalid) {
         const res = await viewer.http.get('/admin/email-jobs', { query });
         expect(res.status).toBe(400);
         expect(res.body.success).toBe(false);

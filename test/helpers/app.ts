@@ -6,6 +6,7 @@ import type { Connection } from 'mongoose';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup';
 import { loadEnv } from '../../src/config/env';
+import { indexesReady } from '../../src/database/indexes-ready';
 import { HttpClient } from './http';
 
 export interface TestApp {
@@ -36,9 +37,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const connection = app.get<Connection>(getConnectionToken());
-  // The dev database can fail an insert that races with the start-up index builds of a fresh database
-  // ("Unknown error: null"), so tests start once every model has created its collection and indexes.
-  await Promise.all(Object.values(connection.models).map((model) => model.init()));
+  await indexesReady(app);
   return {
     app,
     http: new HttpClient(app),

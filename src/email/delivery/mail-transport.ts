@@ -106,7 +106,7 @@ export class OutboxTransport implements MailTransport {
   async send(mail: OutgoingMail): Promise<DeliveryReceipt> {
     const info = await this.transporter.sendMail(toNodemailer(mail));
     await mkdir(this.directory, { recursive: true });
-    const file = join(this.directory, `${Date.now()}-${mail.messageId.replace(/[^\w.-]/g, '_')}.eml`);
+    const file = join(this.directory, `${Date.now()}-${mail.messageId.replace(/[^\w.@-]/g, '_')}.eml`);
     await writeFile(file, info.message as Buffer);
     return { accepted: [mail.to], rejected: [], response: `written to ${file}` };
   }
