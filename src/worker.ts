@@ -17,8 +17,8 @@ async function bootstrap(): Promise<void> {
   env.EMAIL_WORKER_ENABLED = true;
   const app = await NestFactory.createApplicationContext(AppModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight and records them.
-  app.enableShutdownHooks();
+  // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight, records them and exits 0.
+  app.enableShutdownHooks([], { useProcessExit: true });
   await indexesReady(app);
 }
 

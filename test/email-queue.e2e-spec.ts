@@ -183,11 +183,40 @@ describe('E-mail queue, worker and delivery', () => {
       const store = t.app.get(EmailJobStore);
       const [due] = await store.findDue(1);
       // A worker that claimed the job with a 1 ms lease and died.
-      expect(await store.claim(due._id, 'dead-worker', 1)).not.toBeNull();
+      expect(await store.claim(due.claimKey, 'dead-worker-token', 1)).not.toBeNull();
       await new Promise((resolve) => setTimeout(resolve, 10));
       await drain();
       expect(await jobById(id)).toMatchObject({ status: 'dead', lastError: LAPSED_DELIVERY_ERROR });
       expect(smtp.attempts).toHaveLength(0);
+    });
+  });
+
+  describe('claims', () => {
+    it('lets one claim take a job; a stale scan cannot take it again after a retry', async () => {
+      smtp.verdict = () => ({ accept: false, code: 451, message: 'Later' });
+      await email.enqueueEmail(literal);
+      const store = t.app.get(EmailJobStore);
+      const [scanned] = await store.findDue(1);
+      await worker.processDueJobs();
+      // The job failed once and is due again later under a new key: the old key claims nothing.
+      expect(await store.claim(scanned.claimKey, 'late-worker-token', 60_000)).toBeNull();
+      const job = await jobs.findById(scanned._id).select('+claimKey').lean<EmailJob>().orFail().exec();
+      expect(job).toMatchObject({ status: 'failed', attempts: 1, claimKey: `${String(scanned._id)}.1` });
+    });
+
+    it('puts a batch plan whose worker died back in the queue', async () => {
+      const plan = await email.enqueueBatchPlan({
+        kind: 'recipients',
+        message: { subject: 'Hi', text: 'Hi' },
+        recipients: [{ to: 'a@example.com' }],
+      });
+      const store = t.app.get(EmailJobStore);
+      const [due] = await store.findDue(1);
+      expect(await store.claim(due.claimKey, 'dead-planner-token', 1)).not.toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await drain();
+      expect(await jobById(plan.id)).toMatchObject({ status: 'completed', attempts: 2 });
+      expect(smtp.received).toHaveLength(1);
     });
   });
 
@@ -274,7 +303,12 @@ describe('E-mail queue, worker and delivery', () => {
       expect(await jobs.countDocuments({ campaignId: 'camp-1', type: 'email.send' }).exec()).toBe(2);
 
       // The plan runs again (as after a crash while planning): nothing new is queued.
-      await jobs.updateOne({ _id: plan.id }, { $set: { status: 'pending', scheduledAt: new Date() } }).exec();
+      await jobs
+        .updateOne(
+          { _id: plan.id },
+          { $set: { status: 'pending', scheduledAt: new Date(), claimKey: `${plan.id}.1` } },
+        )
+        .exec();
       await drain();
       expect((await jobById(plan.id)).result).toEqual({ enqueued: 0, alreadyQueued: 2 });
       expect(smtp.received).toHaveLength(2);

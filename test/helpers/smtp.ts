@@ -23,6 +23,8 @@ export interface TestSmtpServer {
   verdict: (mail: ReceivedMail) => SmtpVerdict;
   /** Delay before answering each message, to keep deliveries in flight. */
   delayMs: number;
+  /** Server errors other than connection resets by clients. */
+  serverErrors: Error[];
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     attempts: [],
     verdict: () => ({ accept: true }),
     delayMs: 0,
+    serverErrors: [],
   };
   const options: SMTPServerOptions = {
     authOptional: true,
@@ -76,6 +79,10 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     },
   };
   const server = new SMTPServer(options);
+  // A client that dies mid-message (a killed worker) resets its connection; that is not a server failure.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') state.serverErrors.push(error);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   const result = state as TestSmtpServer;

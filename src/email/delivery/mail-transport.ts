@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { Socket } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createTransport, type Transporter } from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
@@ -50,6 +50,27 @@ const addresses = (list: unknown[] | undefined) =>
     typeof entry === 'string' ? entry : String((entry as { address?: string }).address),
   );
 
+type GetSocketCallback = (
+  error: Error | null,
+  socketOptions?: { connection: ReturnType<typeof connect> },
+) => void;
+
+/** Opens the pool's TCP connection with TCP_NODELAY; nodemailer takes it as an already open connection. */
+function connectWithoutNagle(options: { host?: string; port?: number }, callback: GetSocketCallback): void {
+  const socket = connect({ host: options.host ?? 'localhost', port: options.port ?? 25, noDelay: true });
+  const fail = (error: Error) => callback(error);
+  socket.once('error', fail);
+  socket.setTimeout(SMTP_TIMEOUTS.connectionTimeout, () =>
+    socket.destroy(new Error(`SMTP connection to ${options.host}:${options.port} timed out`)),
+  );
+  socket.once('connect', () => {
+    socket.off('error', fail);
+    socket.setTimeout(0);
+    socket.setKeepAlive(true);
+    callback(null, { connection: socket });
+  });
+}
+
 /**
  * Pooled SMTP: `maxConnections` connections kept open and reused for every message. Plain `smtp://`
  * sockets disable Nagle's algorithm: SMTP is a conversation of small writes, and Nagle holding one back
@@ -66,18 +87,7 @@ export class SmtpTransport implements MailTransport {
       maxConnections,
       maxMessages: Infinity,
       ...SMTP_TIMEOUTS,
-      ...(plain
-        ? {
-            getSocket: (
-              _options: unknown,
-              callback: (error: Error | null, socket: { socket: Socket }) => void,
-            ) => {
-              const socket = new Socket();
-              socket.setNoDelay(true);
-              callback(null, { socket });
-            },
-          }
-        : {}),
+      ...(plain ? { getSocket: connectWithoutNagle } : {}),
     } as SMTPPool.Options);
     this.transporter = createTransport(pool);
   }

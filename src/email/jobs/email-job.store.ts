@@ -27,6 +27,7 @@ export interface EnqueuedJob {
 /** A due job as the worker's scan sees it: enough to check suppression before claiming. */
 export interface DueJob {
   _id: ObjectId;
+  claimKey: string;
   type: EmailJobType;
   priority: number;
   to?: string;
@@ -40,6 +41,7 @@ export type JobOutcome =
 
 export interface FinishedJob {
   id: ObjectId;
+  attempts: number;
   lockToken: string;
   outcome: JobOutcome;
 }
@@ -73,6 +75,7 @@ export class EmailJobStore {
       ...job,
       status: 'pending',
       attempts: 0,
+      claimKey: claimKeyOf(job._id, 0),
       createdAt: now,
       updatedAt: now,
     }));
@@ -111,7 +114,7 @@ export class EmailJobStore {
       .find(
         { status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } },
         {
-          projection: { type: 1, priority: 1, 'payload.to': 1 },
+          projection: { claimKey: 1, type: 1, priority: 1, 'payload.to': 1 },
           sort: { priority: -1, scheduledAt: 1 },
           limit,
         },
@@ -119,6 +122,7 @@ export class EmailJobStore {
       .toArray();
     return docs.map((doc) => ({
       _id: doc._id,
+      claimKey: doc.claimKey as string,
       type: doc.type as EmailJobType,
       priority: doc.priority as number,
       to: (doc.payload as { to?: string } | undefined)?.to,
@@ -126,12 +130,18 @@ export class EmailJobStore {
   }
 
   /**
-   * Takes one due job for this worker: an atomic guarded update, so of several workers racing for a job
-   * exactly one gets it. Returns null when another worker was first.
+   * Takes one scanned job for this worker: an atomic update by its claim key, which it removes, so of
+   * several workers racing for a job exactly one gets it. Returns null when another worker was first or
+   * the job has changed since the scan. `lockToken` must be unique to this claim.
    */
-  async claim(id: ObjectId, lockToken: string, leaseMs: number, now = new Date()): Promise<EmailJob | null> {
+  async claim(
+    claimKey: string,
+    lockToken: string,
+    leaseMs: number,
+    now = new Date(),
+  ): Promise<EmailJob | null> {
     return (await this.collection.findOneAndUpdate(
-      { _id: id, status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } },
+      { claimKey },
       {
         $set: {
           status: 'processing',
@@ -140,6 +150,7 @@ export class EmailJobStore {
           startedAt: now,
           updatedAt: now,
         },
+        $unset: { claimKey: '' },
         $inc: { attempts: 1 },
       },
       { returnDocument: 'after' },
@@ -153,11 +164,16 @@ export class EmailJobStore {
   async finish(finished: FinishedJob[]): Promise<number> {
     if (finished.length === 0) return 0;
     const now = new Date();
-    const operations: AnyBulkWriteOperation[] = finished.map(({ id, lockToken, outcome }) => ({
+    const operations: AnyBulkWriteOperation[] = finished.map(({ id, attempts, lockToken, outcome }) => ({
       updateOne: {
-        filter: { _id: id, status: 'processing', lockToken },
+        // The token exists only while this claim holds the job: it is the whole guard.
+        filter: { lockToken },
         update: {
-          $set: { ...outcomeFields(outcome, now), updatedAt: now },
+          $set: {
+            ...outcomeFields(outcome, now),
+            ...(outcome.status === 'failed' ? { claimKey: claimKeyOf(id, attempts) } : {}),
+            updatedAt: now,
+          },
           $unset: { lockToken: '', leaseExpiresAt: '' },
         },
       },
@@ -173,29 +189,41 @@ export class EmailJobStore {
    */
   async reapLapsedLeases(now = new Date()): Promise<{ dead: number; requeued: number }> {
     const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
-    const [dead, requeued] = await Promise.all([
-      this.collection.updateMany(
-        { ...lapsed, type: 'email.send' },
-        {
-          $set: { status: 'dead', lastError: LAPSED_DELIVERY_ERROR, completedAt: now, updatedAt: now },
-          $unset: { lockToken: '', leaseExpiresAt: '' },
-        },
-      ),
-      this.collection.updateMany(
-        { ...lapsed, type: 'email.batch.plan' },
+    const dead = await this.collection.updateMany(
+      { ...lapsed, type: 'email.send' },
+      {
+        $set: { status: 'dead', lastError: LAPSED_DELIVERY_ERROR, completedAt: now, updatedAt: now },
+        $unset: { lockToken: '', leaseExpiresAt: '' },
+      },
+    );
+    // Plans are rare: each gets the claim key of its next attempt, guarded by the lapsed holder's token.
+    const plans = await this.collection
+      .find({ ...lapsed, type: 'email.batch.plan' }, { projection: { attempts: 1, lockToken: 1 } })
+      .toArray();
+    let requeued = 0;
+    for (const plan of plans) {
+      const result = await this.collection.updateOne(
+        { lockToken: plan.lockToken },
         {
           $set: {
             status: 'failed',
             lastError: 'The worker stopped while planning; planned again',
             scheduledAt: now,
+            claimKey: claimKeyOf(plan._id, plan.attempts as number),
             updatedAt: now,
           },
           $unset: { lockToken: '', leaseExpiresAt: '' },
         },
-      ),
-    ]);
-    return { dead: dead.modifiedCount, requeued: requeued.modifiedCount };
+      );
+      requeued += result.modifiedCount;
+    }
+    return { dead: dead.modifiedCount, requeued };
   }
+}
+
+/** The key a claimable job is claimed by, for the attempt that comes next. */
+export function claimKeyOf(id: ObjectId, attempts: number): string {
+  return `${String(id)}.${attempts}`;
 }
 
 function outcomeFields(outcome: JobOutcome, now: Date): Record<string, unknown> {

@@ -74,6 +74,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private tick(): void {
     if (this.run || this.stopping) return;
     this.processDueJobs().catch((error: unknown) => {
+
       this.logger.error(`E-mail worker run failed: ${(error as Error).message}`, (error as Error).stack);
     });
   }
@@ -99,32 +100,39 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     while (!this.stopping) {
       const due = await this.store.findDue(this.options.scanSize);
       if (due.length === 0) break;
-      await this.work(spreadWithinPriority(due), summary);
+      const claimed = await this.work(spreadWithinPriority(due), summary);
+      // Every job of the scan went to other workers: leave the rest to the next tick instead of spinning.
+      if (claimed === 0) break;
     }
     return summary;
   }
 
-  private async work(due: DueJob[], summary: WorkerRunSummary): Promise<void> {
-    const lockToken = randomBytes(12).toString('hex');
+  /** Works through one scan; returns how many jobs this worker claimed. */
+  private async work(due: DueJob[], summary: WorkerRunSummary): Promise<number> {
+    const scanToken = randomBytes(12).toString('hex');
     const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
     const memo: TemplateMemo = new Map();
     const finished = new FinishBuffer(this.store, this.options.finishBatchSize, summary, this.logger);
     let next = 0;
+    let claimed = 0;
     const slot = async () => {
       while (!this.stopping && next < due.length) {
         const candidate = due[next++];
         await this.rate.acquire();
-        const job = await this.store.claim(candidate._id, lockToken, this.options.leaseMs);
+        const lockToken = `${scanToken}.${String(candidate._id)}`;
+        const job = await this.store.claim(candidate.claimKey, lockToken, this.options.leaseMs);
         if (!job) {
           summary.lostRaces += 1;
           continue;
         }
+        claimed += 1;
         const outcome = await this.attempt(job, suppressed.get(candidate.to?.toLowerCase() ?? ''), memo);
-        await finished.add({ id: job._id, lockToken, outcome });
+        await finished.add({ id: job._id, attempts: job.attempts, lockToken, outcome });
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot));
     await finished.flush();
+    return claimed;
   }
 
   private async attempt(

@@ -42,7 +42,13 @@ export class EmailJob {
   @Prop({ required: true }) scheduledAt: Date;
   @Prop() startedAt?: Date;
   @Prop() completedAt?: Date;
-  /** The claiming worker's token and lease: only the holder may finish the job; a lapsed lease is reaped. */
+  /**
+   * `<_id>.<attempts>` while the job may be claimed (pending or failed), absent otherwise. A worker claims
+   * by this key alone, a single lookup in a unique index, and the attempt count in it stops a stale scan
+   * from claiming a job that has been claimed and re-scheduled since.
+   */
+  @Prop({ select: false }) claimKey?: string;
+  /** The holder's token (one per claim) and lease: only the holder may finish the job; a lapsed lease is reaped. */
   @Prop({ select: false }) lockToken?: string;
   @Prop() leaseExpiresAt?: Date;
 
@@ -52,6 +58,10 @@ export class EmailJob {
 
 export const EmailJobSchema = SchemaFactory.createForClass(EmailJob);
 EmailJobSchema.index({ idempotencyKey: 1 }, { unique: true });
+// Claims and outcomes address one job by these keys (equality on a unique index: one lookup, also on the
+// dev database, which scans for any filter that is not exactly an index's fields).
+EmailJobSchema.index({ claimKey: 1 }, { unique: true, sparse: true });
+EmailJobSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
 // The worker's due-job scan, and the reaper's scan of lapsed leases.
 EmailJobSchema.index({ status: 1, scheduledAt: 1, priority: -1 });
 EmailJobSchema.index({ status: 1, leaseExpiresAt: 1 });

@@ -1,0 +1,274 @@
+/**
+ * E-mail engine benchmark: starts an in-memory embedded dev database and a counting SMTP server on loopback,
+ * boots the application context (worker disabled, as a test would), enqueues messages with
+ * `EmailService.enqueueEmails` in chunks of 1,000, then drives `EmailWorker.processDueJobs()` until every job
+ * is completed. Reports enqueue, delivery and end-to-end rates, database round trips per message and the peak
+ * memory of this process and of the database JVM. Exits non-zero if a message is missing or duplicated.
+ *
+ *   npm run bench:email            (BENCH_MESSAGES=20000 EMAIL_WORKER_CONCURRENCY=40 to change the sizes)
+ *
+ * The SMTP server runs in this process, so its CPU and memory count in the Node figures.
+ */
+import { NestFactory } from '@nestjs/core';
+import { getConnectionToken } from '@nestjs/mongoose';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
+import type { Connection } from 'mongoose';
+import { SMTPServer } from 'smtp-server';
+import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
+const CONCURRENCY = process.env.EMAIL_WORKER_CONCURRENCY ?? '20';
+const CHUNK = 1_000;
+const SAMPLE_MS = 50;
+
+/** Counts messages by Message-ID; nothing else is kept, so it weighs little on the Node figures. */
+async function startCountingSmtpServer(): Promise<{
+  url: string;
+  received: Map<string, number>;
+  total(): number;
+  close(): Promise<void>;
+}> {
+  const received = new Map<string, number>();
+  let total = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    maxClients: 1_000,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const head = raw.slice(0, Math.max(0, raw.indexOf('\r\n\r\n')));
+        const id = /^message-id:\s*(\S+)/im.exec(head)?.[1] ?? '(none)';
+        received.set(id, (received.get(id) ?? 0) + 1);
+        total += 1;
+        callback(null, 'Queued');
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    total: () => total,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The dev database's JVM: this process's child running the launcher's main class (Linux /proc only). */
+function findDatabasePid(): number | undefined {
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid !== process.pid) continue;
+        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('MongoDevServer')) return Number(entry);
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+  } catch {
+    // No /proc.
+  }
+  return undefined;
+}
+
+/** VmRSS (now) or VmHWM (peak) in bytes from /proc/<pid>/status. */
+function procMemory(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const mb = (bytes: number | undefined) =>
+  bytes === undefined ? 'n/a' : `${(bytes / 1_048_576).toFixed(0)} MB`;
+const rate = (count: number, ms: number) => Math.round((count / ms) * 1000);
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-email-'));
+  const database = await startDevDatabase();
+  const smtp = await startCountingSmtpServer();
+  const databasePid = findDatabasePid();
+  let peakNodeRss = 0;
+  let peakDatabaseRss = 0;
+  const sampler = setInterval(() => {
+    peakNodeRss = Math.max(peakNodeRss, process.memoryUsage().rss);
+    if (databasePid) peakDatabaseRss = Math.max(peakDatabaseRss, procMemory(databasePid, 'VmRSS') ?? 0);
+  }, SAMPLE_MS);
+
+  let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
+  let failed = false;
+  try {
+    // The environment loadEnv() reads; command monitoring lets us count round trips.
+    Object.assign(process.env, {
+      MONGODB_URI: `${withDatabaseName(database.uri, 'bench_email')}?monitorCommands=true`,
+      SMTP_URL: smtp.url,
+      EMAIL_WORKER_ENABLED: 'false',
+      EMAIL_WORKER_CONCURRENCY: CONCURRENCY,
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      APP_SECRET: randomBytes(32).toString('hex'),
+    });
+    // Imported after the environment is set: the modules read it when they load.
+    const { AppModule } = await import('../src/app.module');
+    const { EmailService } = await import('../src/email/email.service');
+    const { EmailWorker } = await import('../src/email/jobs/email-worker');
+    const { Logger } = await import('nestjs-pino');
+
+    const bootStarted = performance.now();
+    app = await NestFactory.createApplicationContext(AppModule, { bufferLogs: true });
+    app.useLogger(app.get(Logger));
+    await app.init();
+    const connection = app.get<Connection>(getConnectionToken());
+    await Promise.all(Object.values(connection.models).map((model) => model.init()));
+    console.log(
+      `App booted and indexes built in ${((performance.now() - bootStarted) / 1000).toFixed(1)} s ` +
+        `(worker concurrency ${CONCURRENCY}, ${MESSAGES} messages)`,
+    );
+
+    // Round trips and the database's time per command, by phase.
+    let commands: Record<string, { count: number; ms: number }> = {};
+    const names = new Map<number, string>();
+    const client = connection.getClient();
+    client.on('commandStarted', (event: CommandStartedEvent) => {
+      const collection = String(event.command[event.commandName] ?? '');
+      names.set(event.requestId, `${event.commandName} ${collection}`.trim());
+    });
+    client.on('commandSucceeded', (event: CommandSucceededEvent) => {
+      const key = names.get(event.requestId) ?? event.commandName;
+      names.delete(event.requestId);
+      const entry = (commands[key] ??= { count: 0, ms: 0 });
+      entry.count += 1;
+      entry.ms += event.duration;
+    });
+
+    const service = app.get(EmailService);
+    const enqueueStarted = performance.now();
+    for (let offset = 0; offset < MESSAGES; offset += CHUNK) {
+      await service.enqueueEmails(
+        Array.from({ length: Math.min(CHUNK, MESSAGES - offset) }, (_, i) => ({
+          message: {
+            to: `recipient${offset + i}@example.com`,
+            subject: `Benchmark message ${offset + i}`,
+            text: `Hello recipient ${offset + i}, this is a benchmark message.`,
+            html: `<p>Hello recipient ${offset + i}, this is a <b>benchmark</b> message.</p>`,
+          },
+        })),
+      );
+    }
+    const enqueueMs = performance.now() - enqueueStarted;
+    const enqueueCommands = commands;
+    commands = {};
+
+    const worker = app.get(EmailWorker);
+    const jobs = connection.collection('email_jobs');
+    const deliveryStarted = performance.now();
+    let runs = 0;
+    for (;;) {
+      const summary = await worker.processDueJobs();
+      runs += 1;
+      if ((await jobs.countDocuments({ status: 'completed' })) >= MESSAGES) break;
+      if (summary.completed === 0) {
+        failed = true;
+        console.error(`A worker run completed nothing: ${JSON.stringify(summary)}`);
+        break;
+      }
+    }
+    const deliveryMs = performance.now() - deliveryStarted;
+    const deliveryCommands = commands;
+
+    const statuses = await jobs
+      .aggregate<{ _id: string; count: number }>([{ $group: { _id: '$status', count: { $sum: 1 } } }])
+      .toArray();
+    const completedIds = new Set(
+      (await jobs.find({ status: 'completed' }, { projection: { messageId: 1 } }).toArray()).map(
+        (job) => `<${String(job.messageId)}>`,
+      ),
+    );
+    const duplicated = [...smtp.received].filter(([, count]) => count > 1).length;
+    const missing = [...completedIds].filter((id) => !smtp.received.has(id)).length;
+    const unexpected = [...smtp.received.keys()].filter((id) => !completedIds.has(id)).length;
+    const jobsMissing = MESSAGES - completedIds.size;
+    if (smtp.total() !== MESSAGES || duplicated || missing || unexpected || jobsMissing) failed = true;
+
+    const perMessage = (table: Record<string, { count: number; ms: number }>) =>
+      Object.entries(table)
+        .sort(([, a], [, b]) => b.count - a.count)
+        .map(
+          ([name, { count, ms }]) =>
+            `${name} ×${(count / MESSAGES).toFixed(3)} (${(ms / count).toFixed(1)} ms)`,
+        )
+        .join(', ');
+    const rows: [string, string][] = [
+      ['messages', String(MESSAGES)],
+      ['worker concurrency', CONCURRENCY],
+      ['enqueue', `${(enqueueMs / 1000).toFixed(2)} s, ${rate(MESSAGES, enqueueMs)} msg/s`],
+      [
+        'delivery',
+        `${(deliveryMs / 1000).toFixed(2)} s, ${rate(MESSAGES, deliveryMs)} msg/s (${runs} run(s))`,
+      ],
+      [
+        'end to end',
+        `${((enqueueMs + deliveryMs) / 1000).toFixed(2)} s, ${rate(MESSAGES, enqueueMs + deliveryMs)} msg/s`,
+      ],
+      [
+        'SMTP received',
+        `${smtp.total()} (distinct ${smtp.received.size}, duplicated ${duplicated}, missing ${missing}, unexpected ${unexpected})`,
+      ],
+      ['job statuses', JSON.stringify(Object.fromEntries(statuses.map((s) => [s._id, s.count])))],
+      ['peak RSS node', `${mb(peakNodeRss)} (sampled every ${SAMPLE_MS} ms; includes the SMTP server)`],
+      [
+        'peak RSS database JVM',
+        databasePid
+          ? `${mb(peakDatabaseRss)} sampled, ${mb(procMemory(databasePid, 'VmHWM'))} high-water mark`
+          : 'n/a',
+      ],
+      ['round trips/message, enqueue', perMessage(enqueueCommands)],
+      ['round trips/message, delivery', perMessage(deliveryCommands)],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length));
+    for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
+    console.log(
+      JSON.stringify({
+        messages: MESSAGES,
+        concurrency: Number(CONCURRENCY),
+        enqueuePerSecond: rate(MESSAGES, enqueueMs),
+        deliveryPerSecond: rate(MESSAGES, deliveryMs),
+        endToEndPerSecond: rate(MESSAGES, enqueueMs + deliveryMs),
+        received: smtp.total(),
+        duplicated,
+        missing: missing + jobsMissing,
+        peakRssNodeMb: Math.round(peakNodeRss / 1_048_576),
+        peakRssDatabaseMb: databasePid ? Math.round(peakDatabaseRss / 1_048_576) : null,
+      }),
+    );
+    if (failed) console.error('FAILED: messages missing, duplicated or not completed');
+  } finally {
+    clearInterval(sampler);
+    await app?.close();
+    await smtp.close();
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
