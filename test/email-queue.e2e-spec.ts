@@ -183,7 +183,7 @@ describe('E-mail queue, worker and delivery', () => {
       const store = t.app.get(EmailJobStore);
       const [due] = await store.findDue(1);
       // A worker that claimed the job with a 1 ms lease and died.
-      expect(await store.claim(due.claimKey, 'dead-worker-token', 1)).not.toBeNull();
+      expect(await store.claimMany([due], () => 'dead-worker-token', 1)).toHaveLength(1);
       await new Promise((resolve) => setTimeout(resolve, 10));
       await drain();
       expect(await jobById(id)).toMatchObject({ status: 'dead', lastError: LAPSED_DELIVERY_ERROR });
@@ -199,7 +199,7 @@ describe('E-mail queue, worker and delivery', () => {
       const [scanned] = await store.findDue(1);
       await worker.processDueJobs();
       // The job failed once and is due again later under a new key: the old key claims nothing.
-      expect(await store.claim(scanned.claimKey, 'late-worker-token', 60_000)).toBeNull();
+      expect(await store.claimMany([scanned], () => 'late-worker-token', 60_000)).toEqual([]);
       const job = await jobs.findById(scanned._id).select('+claimKey').lean<EmailJob>().orFail().exec();
       expect(job).toMatchObject({ status: 'failed', attempts: 1, claimKey: `${String(scanned._id)}.1` });
     });
@@ -212,7 +212,7 @@ describe('E-mail queue, worker and delivery', () => {
       });
       const store = t.app.get(EmailJobStore);
       const [due] = await store.findDue(1);
-      expect(await store.claim(due.claimKey, 'dead-planner-token', 1)).not.toBeNull();
+      expect(await store.claimMany([due], () => 'dead-planner-token', 1)).toHaveLength(1);
       await new Promise((resolve) => setTimeout(resolve, 10));
       await drain();
       expect(await jobById(plan.id)).toMatchObject({ status: 'completed', attempts: 2 });

@@ -130,31 +130,40 @@ export class EmailJobStore {
   }
 
   /**
-   * Takes one scanned job for this worker: an atomic update by its claim key, which it removes, so of
-   * several workers racing for a job exactly one gets it. Returns null when another worker was first or
-   * the job has changed since the scan. `lockToken` must be unique to this claim.
+   * Takes scanned jobs for this worker in two round trips: one `bulkWrite` of updates by claim key (each
+   * removes the key, so of several workers racing for a job exactly one gets it; a job changed since the
+   * scan has another key and is not taken), then one read of the jobs that now carry this claim's tokens.
+   * `lockTokenOf` must give a token unique to this claim of that job.
    */
-  async claim(
-    claimKey: string,
-    lockToken: string,
+  async claimMany(
+    due: DueJob[],
+    lockTokenOf: (job: DueJob) => string,
     leaseMs: number,
     now = new Date(),
-  ): Promise<EmailJob | null> {
-    return (await this.collection.findOneAndUpdate(
-      { claimKey },
-      {
-        $set: {
-          status: 'processing',
-          lockToken,
-          leaseExpiresAt: new Date(now.getTime() + leaseMs),
-          startedAt: now,
-          updatedAt: now,
+  ): Promise<{ job: EmailJob; lockToken: string }[]> {
+    if (due.length === 0) return [];
+    const tokens = due.map(lockTokenOf);
+    await this.collection.bulkWrite(
+      due.map((job, i) => ({
+        updateOne: {
+          filter: { claimKey: job.claimKey },
+          update: {
+            $set: {
+              status: 'processing',
+              lockToken: tokens[i],
+              leaseExpiresAt: new Date(now.getTime() + leaseMs),
+              startedAt: now,
+              updatedAt: now,
+            },
+            $unset: { claimKey: '' },
+            $inc: { attempts: 1 },
+          },
         },
-        $unset: { claimKey: '' },
-        $inc: { attempts: 1 },
-      },
-      { returnDocument: 'after' },
-    )) as EmailJob | null;
+      })),
+      { ordered: false },
+    );
+    const claimed = await this.collection.find({ lockToken: { $in: tokens } }).toArray();
+    return claimed.map((doc) => ({ job: doc as unknown as EmailJob, lockToken: doc.lockToken as string }));
   }
 
   /**

@@ -74,7 +74,6 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private tick(): void {
     if (this.run || this.stopping) return;
     this.processDueJobs().catch((error: unknown) => {
-
       this.logger.error(`E-mail worker run failed: ${(error as Error).message}`, (error as Error).stack);
     });
   }
@@ -113,20 +112,23 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
     const memo: TemplateMemo = new Map();
     const finished = new FinishBuffer(this.store, this.options.finishBatchSize, summary, this.logger);
-    let next = 0;
     let claimed = 0;
+    const feed = new ClaimFeed(due, this.options.concurrency, async (batch) => {
+      const jobs = await this.store.claimMany(
+        batch,
+        (job) => `${scanToken}.${String(job._id)}`,
+        this.options.leaseMs,
+      );
+      summary.lostRaces += batch.length - jobs.length;
+      claimed += jobs.length;
+      return jobs;
+    });
     const slot = async () => {
-      while (!this.stopping && next < due.length) {
-        const candidate = due[next++];
+      for (let next = await feed.next(this.stopping); next; next = await feed.next(this.stopping)) {
+        const { job, lockToken } = next;
         await this.rate.acquire();
-        const lockToken = `${scanToken}.${String(candidate._id)}`;
-        const job = await this.store.claim(candidate.claimKey, lockToken, this.options.leaseMs);
-        if (!job) {
-          summary.lostRaces += 1;
-          continue;
-        }
-        claimed += 1;
-        const outcome = await this.attempt(job, suppressed.get(candidate.to?.toLowerCase() ?? ''), memo);
+        const to = (job.payload as { to?: string }).to?.toLowerCase() ?? '';
+        const outcome = await this.attempt(job, suppressed.get(to), memo);
         await finished.add({ id: job._id, attempts: job.attempts, lockToken, outcome });
       }
     };
@@ -166,6 +168,40 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     }
     const retryAt = new Date(Date.now() + retryDelayMs(job.attempts, this.options.backoff));
     return { status: 'failed', error: message, retryAt };
+  }
+}
+
+type Claimed = { job: EmailJob; lockToken: string };
+
+/**
+ * Hands claimed jobs to the worker's slots, claiming the next `batchSize` scanned jobs in one go when it
+ * runs dry (one claim round trip per batch instead of one per message). Once shutdown begins it hands out
+ * only what is already claimed: those jobs are this worker's and are sent, not left to lapse.
+ */
+class ClaimFeed {
+  private claimed: Claimed[] = [];
+  private refill: Promise<void> | null = null;
+
+  constructor(
+    private readonly due: DueJob[],
+    private readonly batchSize: number,
+    private readonly claim: (batch: DueJob[]) => Promise<Claimed[]>,
+  ) {}
+
+  async next(stopping: boolean): Promise<Claimed | undefined> {
+    while (this.claimed.length === 0) {
+      if (stopping || (this.due.length === 0 && !this.refill)) return undefined;
+      this.refill ??= this.fill().finally(() => {
+        this.refill = null;
+      });
+      await this.refill;
+    }
+    return this.claimed.shift();
+  }
+
+  private async fill(): Promise<void> {
+    const batch = this.due.splice(0, this.batchSize);
+    if (batch.length > 0) this.claimed.push(...(await this.claim(batch)));
   }
 }
 
