@@ -28,6 +28,7 @@ export interface WorkerRunSummary {
 }
 
 const INTERVAL_NAME = 'email-worker';
+const REAP_EVERY_MS = 60_000;
 
 /**
  * Sends what is due in the `email_jobs` queue. Every `EMAIL_WORKER_INTERVAL_MS` it reaps lapsed leases, then
@@ -91,12 +92,13 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async runOnce(): Promise<WorkerRunSummary> {
     const summary = emptySummary();
-    const reaped = await this.store.reapLapsedLeases();
-    summary.reaped = reaped.dead + reaped.requeued;
-    if (reaped.dead > 0) {
-      this.logger.warn(`${reaped.dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
-    }
+    let reapedAt = 0;
     while (!this.stopping) {
+      // A busy queue keeps one run going for long: lapsed leases are reaped at its start and every minute.
+      if (Date.now() - reapedAt >= REAP_EVERY_MS) {
+        await this.reap(summary);
+        reapedAt = Date.now();
+      }
       const due = await this.store.findDue(this.options.scanSize);
       if (due.length === 0) break;
       const claimed = await this.work(spreadWithinPriority(due), summary);
@@ -104,6 +106,14 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       if (claimed === 0) break;
     }
     return summary;
+  }
+
+  private async reap(summary: WorkerRunSummary): Promise<void> {
+    const reaped = await this.store.reapLapsedLeases();
+    summary.reaped += reaped.dead + reaped.requeued;
+    if (reaped.dead > 0) {
+      this.logger.warn(`${reaped.dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
+    }
   }
 
   /** Works through one scan; returns how many jobs this worker claimed. */
