@@ -56,7 +56,7 @@ export const LAPSED_DELIVERY_ERROR =
  */
 @Injectable()
 export class EmailJobStore {
-  constructor(@InjectModel(EmailJob.name) readonly model: Model<EmailJob>) {}
+  constructor(@InjectModel(EmailJob.name) private readonly model: Model<EmailJob>) {}
 
   private get collection() {
     return this.model.collection;

@@ -142,8 +142,14 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
         await finished.add({ id: job._id, attempts: job.attempts, lockToken, outcome });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot));
+    // Every slot settles before the run ends, even when one fails (say, the outcome write): a run that
+    // returned early would leave sends going that shutdown no longer waits for.
+    const slots = await Promise.allSettled(
+      Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot),
+    );
     await finished.flush();
+    const failure = slots.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
     return claimed;
   }
 
