@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
   let failed = false;
   try {
-    // The environment loadEnv() reads; command monitoring lets us count round trips.
+    // The environment AppModule.forRoot() validates; command monitoring lets us count round trips.
     Object.assign(process.env, {
       MONGODB_URI: `${withDatabaseName(database.uri, 'bench_email')}?monitorCommands=true`,
       SMTP_URL: smtp.url,
@@ -147,14 +147,13 @@ async function main(): Promise<void> {
       DATA_DIR: dataDir,
       APP_SECRET: randomBytes(32).toString('hex'),
     });
-    // Imported after the environment is set: the modules read it when they load.
     const { AppModule } = await import('../src/app.module');
     const { EmailService } = await import('../src/email/email.service');
     const { EmailWorker } = await import('../src/email/jobs/email-worker');
     const { Logger } = await import('nestjs-pino');
 
     const bootStarted = performance.now();
-    app = await NestFactory.createApplicationContext(AppModule, { bufferLogs: true });
+    app = await NestFactory.createApplicationContext(await AppModule.forRoot(), { bufferLogs: true });
     app.useLogger(app.get(Logger));
     await app.init();
     const connection = app.get<Connection>(getConnectionToken());

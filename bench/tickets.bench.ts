@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     const seedMs = await seed(uri, appIds);
     console.log(`${(seedMs / 1000).toFixed(1)} s`);
 
-    // The environment main.ts would read; command monitoring lets us count round trips.
+    // The environment AppModule.forRoot() validates; command monitoring lets us count round trips.
     Object.assign(process.env, {
       MONGODB_URI: `${uri}?monitorCommands=true`,
       DATA_DIR: dataDir,
@@ -130,16 +130,18 @@ async function main(): Promise<void> {
       EMAIL_WORKER_ENABLED: 'false',
       APP_SECRET: randomBytes(32).toString('hex'),
     });
-    // Imported after the environment is set: the modules read it when they load.
     const { AppModule } = await import('../src/app.module');
     const { configureApp, createFastifyAdapter } = await import('../src/app.setup');
-    const { loadEnv } = await import('../src/config/env');
     const { TokenService } = await import('../src/auth/token.service');
 
     const bootStarted = performance.now();
-    app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(loadEnv()), {
-      bufferLogs: true,
-    });
+    app = await NestFactory.create<NestFastifyApplication>(
+      await AppModule.forRoot(),
+      createFastifyAdapter(undefined),
+      {
+        bufferLogs: true,
+      },
+    );
     await configureApp(app);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();

@@ -1,4 +1,4 @@
-import { Module, ValidationPipe } from '@nestjs/common';
+import { type DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -6,10 +6,11 @@ import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
+import { CredentialGuard } from './common/auth/credential.guard';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { LoggingModule } from './common/logging/logging.module';
-import { ConfigModule } from './config/config.module';
-import { DatabaseModule } from './database/database.module';
+import { AppConfigModule } from './config/config.module';
+import { type DatabaseOptions, DatabaseModule } from './database/database.module';
 import { EmailModule } from './email/email.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
@@ -22,9 +23,7 @@ const DEFAULT_RATE_LIMIT = 600;
 
 @Module({
   imports: [
-    ConfigModule,
     LoggingModule,
-    DatabaseModule,
     // Domain events (new ticket, new want, …) for chat notifications; scheduled jobs (the e-mail worker).
     EventEmitterModule.forRoot(),
     ScheduleModule.forRoot(),
@@ -45,8 +44,20 @@ const DEFAULT_RATE_LIMIT = 600;
       provide: APP_PIPE,
       useFactory: () => new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
     },
-    // Throttling runs first, so unauthenticated floods are limited too; the bearer guard comes from AuthModule.
+    // Global guards run in this order: throttling first, so unauthenticated floods are limited too.
     { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: CredentialGuard },
   ],
 })
-export class AppModule {}
+export class AppModule {
+  /**
+   * The application with its configuration. Loading and validating the environment happens here, when the
+   * application is assembled (main.ts, worker.ts, each test), not when this file is imported.
+   */
+  static async forRoot(database: DatabaseOptions = { embedded: true }): Promise<DynamicModule> {
+    return {
+      module: AppModule,
+      imports: [await AppConfigModule.forRoot(), DatabaseModule.forRoot(database)],
+    };
+  }
+}

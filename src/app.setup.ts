@@ -5,7 +5,6 @@ import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { setupOpenApi } from './common/swagger/openapi';
-import type { Env } from './config/env';
 
 /** 1 MiB: larger JSON bodies answer 413. Uploads (multipart) have their own limits. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -31,17 +30,18 @@ function requestId(req: IncomingMessage): string {
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** Fastify's `trustProxy` from TRUST_PROXY: `true`, a hop count, or IPs/CIDRs of the load balancer. */
 function trustProxy(value: string | undefined): boolean | string | number {
-  if (value === undefined) return false;
+  if (value === undefined || value === '') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
 }
 
-export function createFastifyAdapter(env: Env): FastifyAdapter {
+export function createFastifyAdapter(trustProxySetting: string | undefined): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    trustProxy: trustProxy(trustProxySetting),
     // Paths answer with or without the trailing slash the spec writes (`/users/` and `/users`).
     routerOptions: { ignoreTrailingSlash: true },
     // Access logs come from nestjs-pino, which logs this request id.

@@ -1,7 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { loadEnv } from './config/env';
 import { indexesReady } from './database/indexes-ready';
 
 /**
@@ -10,12 +9,10 @@ import { indexesReady } from './database/indexes-ready';
  * process that started it.
  */
 async function bootstrap(): Promise<void> {
-  const env = loadEnv();
-  if (!env.MONGODB_URI) {
-    throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
-  }
-  env.EMAIL_WORKER_ENABLED = true;
-  const app = await NestFactory.createApplicationContext(AppModule, { bufferLogs: true });
+  // Running the worker is this process's whole purpose, whatever EMAIL_WORKER_ENABLED says for API servers.
+  process.env.EMAIL_WORKER_ENABLED = 'true';
+  const root = await AppModule.forRoot({ embedded: false });
+  const app = await NestFactory.createApplicationContext(root, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight, records them and exits 0.
   app.enableShutdownHooks([], { useProcessExit: true });

@@ -21,13 +21,18 @@ describe('GET /health and the OpenAPI document', () => {
     expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp);
   });
 
-  it('serves Swagger UI at /docs and the document at /docs-json with the three security schemes', async () => {
+  it('serves Swagger UI at /docs and the document at /docs-json with the four security schemes', async () => {
     const ui = await t.http.get('/docs');
     expect(ui.status).toBe(200);
     expect(ui.text).toMatch(/swagger/i);
     const doc = await t.http.get('/docs-json');
     expect(doc.status).toBe(200);
-    expect(Object.keys(doc.body.components.securitySchemes).sort()).toEqual(['api-key', 'app-key', 'bearer']);
+    expect(Object.keys(doc.body.components.securitySchemes).sort()).toEqual([
+      'api-key',
+      'app-key',
+      'bearer',
+      'end-user',
+    ]);
     expect(doc.body.components.securitySchemes['api-key']).toMatchObject({ in: 'header', name: 'X-API-Key' });
     expect(doc.body.components.securitySchemes['app-key']).toMatchObject({ in: 'header', name: 'X-App-Key' });
   });

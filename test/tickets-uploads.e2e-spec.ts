@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { App } from '../src/apps/schemas/app.schema';
 import { Role } from '../src/common/auth/roles';
-import { loadEnv } from '../src/config/env';
 import { createTestApp, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import { FilePart, multipart } from './helpers/multipart';
@@ -16,7 +15,7 @@ describe('Ticket attachments (multipart uploads)', () => {
   let viewer: Session;
   let appA: App;
   let appB: App;
-  const uploads = () => join(loadEnv().DATA_DIR, 'uploads');
+  const uploads = () => join(process.env.DATA_DIR!, 'uploads');
 
   beforeAll(async () => {
     t = await createTestApp();

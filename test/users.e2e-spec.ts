@@ -41,10 +41,12 @@ describe('Users', () => {
       expect(res.text).not.toMatch(/password|\$2[aby]\$|tokenVersion/);
     });
 
-    it('stores the password as a bcrypt hash of cost 12 that logs in', async () => {
+    it('stores the password as a bcrypt hash at the configured cost (BCRYPT_COST) that logs in', async () => {
       await admin.http.post('/users', newUser());
       const raw = await t.connection.db!.collection('users').findOne({ email: 'jane.doe@example.com' });
-      expect(raw!.password).toMatch(/^\$2[aby]\$12\$/);
+      expect(raw!.password).toMatch(
+        new RegExp(`^\\$2[aby]\\$${process.env.BCRYPT_COST!.padStart(2, '0')}\\$`),
+      );
       const login = await t.http.post('/auth/login', { email: 'jane.doe@example.com', password: 'secret1' });
       expect(login.status).toBe(200);
     });

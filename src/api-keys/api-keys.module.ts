@@ -1,19 +1,16 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { ApiKeyGuard } from './api-key.guard';
+import { AppsModule } from '../apps/apps.module';
+import { ApiKeyStrategy } from './api-key.strategy';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKey, ApiKeySchema } from './schemas/api-key.schema';
 
-/**
- * Global: `@ApiKeyAuth()` routes instantiate ApiKeyGuard in their own module, and its ApiKeysService
- * must resolve there without each module importing this one.
- */
-@Global()
+/** Secret API keys: the admin routes, and the `api-key` Passport strategy that `@ApiKeyAuth()` routes run. */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }])],
+  imports: [MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }]), AppsModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyGuard],
-  exports: [ApiKeysService, ApiKeyGuard],
+  providers: [ApiKeysService, ApiKeyStrategy],
+  exports: [ApiKeysService],
 })
 export class ApiKeysModule {}

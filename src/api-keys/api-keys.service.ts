@@ -5,11 +5,10 @@ import escapeStringRegexp from 'escape-string-regexp';
 import { isValidObjectId, Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
 import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
 import { AppsService } from '../apps/apps.service';
-import { deriveKey } from '../common/crypto/derive-key';
 import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
-import { Env } from '../config/env';
+import { SecretKeys } from '../config/secret-keys';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-value';
 import type { ApiKeyAppStats, ApiKeyStatsView } from './dto/api-key.dto';
 import type { CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key-input.dto';
@@ -45,9 +44,9 @@ export class ApiKeysService {
   constructor(
     @InjectModel(ApiKey.name) private readonly keys: Model<ApiKey>,
     private readonly apps: AppsService,
-    env: Env,
+    secretKeys: SecretKeys,
   ) {
-    this.encryptionKey = deriveKey(env.APP_SECRET!, 'api-key-encryption');
+    this.encryptionKey = secretKeys.apiKeyEncryption;
   }
 
   /**

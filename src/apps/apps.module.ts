@@ -1,20 +1,19 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AdminAppsController } from './admin-apps.controller';
-import { AppKeyGuard } from './app-key.guard';
+import { AppKeyStrategy } from './app-key.strategy';
 import { AppsController } from './apps.controller';
 import { AppsService } from './apps.service';
 import { App, AppSchema } from './schemas/app.schema';
 
 /**
- * Global: every tenant module checks its `{appId}` through AppsService, and `@AppKeyAuth()` routes
- * instantiate AppKeyGuard in their own module, so both resolve without extra imports.
+ * App records. Tenant modules import it to check the `{appId}` of a path through AppsService; the `app-key`
+ * Passport strategy that `@AppKeyAuth()` routes run registers here.
  */
-@Global()
 @Module({
   imports: [MongooseModule.forFeature([{ name: App.name, schema: AppSchema }])],
   controllers: [AppsController, AdminAppsController],
-  providers: [AppsService, AppKeyGuard],
-  exports: [AppsService, AppKeyGuard],
+  providers: [AppsService, AppKeyStrategy],
+  exports: [AppsService],
 })
 export class AppsModule {}

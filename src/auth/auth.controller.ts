@@ -6,7 +6,8 @@ import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
 import { Public } from '../common/auth/public.decorator';
 import { Access } from '../common/auth/roles';
 import { ApiErrors } from '../common/swagger/envelope.decorators';
-import { Env } from '../config/env';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/env';
 import { AuthService } from './auth.service';
 import { HashPasswordDto, HashResponse, LoginDto, MeResponse, TokenResponse } from './dto/auth.dto';
 
@@ -18,7 +19,7 @@ const LOGIN_RATE_LIMIT = { default: { limit: 10, ttl: 60_000 } };
 export class AuthController {
   constructor(
     private readonly auth: AuthService,
-    private readonly env: Env,
+    private readonly config: ConfigService<AppConfig, true>,
   ) {}
 
   @Post('login')
@@ -58,7 +59,8 @@ export class AuthController {
   @ApiOkResponse({ type: HashResponse })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
   async hashPassword(@Body() dto: HashPasswordDto): Promise<HashResponse> {
-    if (this.env.NODE_ENV === 'production') throw new NotFoundException('Cannot POST /auth/hash-password');
+    if (this.config.get('NODE_ENV', { infer: true }) === 'production')
+      throw new NotFoundException('Cannot POST /auth/hash-password');
     return { hash: await this.auth.hashPassword(dto.password) };
   }
 }

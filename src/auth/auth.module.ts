@@ -1,16 +1,18 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerStrategy } from './bearer.strategy';
+import { EndUserTokenService } from './end-user/end-user-token.service';
+import { EndUserStrategy } from './end-user/end-user.strategy';
 import { TokenService } from './token.service';
 
+/** Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here. */
 @Module({
   imports: [JwtModule.register({}), UsersModule],
   controllers: [AuthController],
-  providers: [AuthService, TokenService, { provide: APP_GUARD, useClass: BearerAuthGuard }],
-  exports: [TokenService],
+  providers: [AuthService, TokenService, BearerStrategy, EndUserTokenService, EndUserStrategy],
+  exports: [TokenService, EndUserTokenService],
 })
 export class AuthModule {}

@@ -1,24 +1,28 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { Injectable, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
 import type { AuthUser } from '../common/auth/current-user.decorator';
-import { BCRYPT_COST, displayName, UsersService } from '../users/users.service';
+import { displayName, UsersService } from '../users/users.service';
 import { TokenService } from './token.service';
 
 const INVALID_CREDENTIALS = 'Invalid e-mail or password';
 
-/** Compared against when the e-mail is unknown, so both failures take the same time. */
-const DUMMY_HASH = bcrypt.hashSync('timing-equaliser', BCRYPT_COST);
-
 @Injectable()
-export class AuthService {
+export class AuthService implements OnModuleInit {
+  /** Compared against when the e-mail is unknown, so both failures take the same time (same bcrypt cost). */
+  private dummyHash = '';
+
   constructor(
     private readonly users: UsersService,
     private readonly tokens: TokenService,
   ) {}
 
+  async onModuleInit(): Promise<void> {
+    this.dummyHash = await this.users.hashPassword('timing-equaliser');
+  }
+
   async login(email: string, password: string): Promise<{ token: string; user: AuthUser }> {
     const user = await this.users.findByEmailWithPassword(email);
-    const matches = await bcrypt.compare(password, user?.password ?? DUMMY_HASH);
+    const matches = await bcrypt.compare(password, user?.password ?? this.dummyHash);
     if (!user || !matches || !user.isActive) throw new UnauthorizedException(INVALID_CREDENTIALS);
 
     await this.users.recordLogin(user._id);

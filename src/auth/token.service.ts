@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
-import { deriveKey } from '../common/crypto/derive-key';
-import { Env } from '../config/env';
+import type { AppConfig } from '../config/env';
+import { SecretKeys } from '../config/secret-keys';
 
 export const TOKEN_ISSUER = 'admin-service';
 export const BACK_OFFICE_AUDIENCE = 'admin-service:back-office';
@@ -13,45 +14,36 @@ export interface BackOfficeClaims {
   tv: number;
 }
 
-/** Signs and verifies back-office bearer tokens: HS256 only, issuer and audience pinned and checked. */
+/** `JWT_EXPIRES_IN` as the validated `<n>s|m|h|d` the signing library takes. */
+export type TokenLifetime = `${number}${'s' | 'm' | 'h' | 'd'}`;
+
+/**
+ * Signs back-office bearer tokens: HS256, issuer and audience set. The `bearer` strategy beside it
+ * (bearer.strategy.ts) verifies them with the same key, algorithm, issuer and audience.
+ */
 @Injectable()
 export class TokenService {
-  private readonly secret: Buffer;
+  private readonly lifetime: TokenLifetime;
 
   constructor(
     private readonly jwt: JwtService,
-    private readonly env: Env,
+    private readonly keys: SecretKeys,
+    config: ConfigService<AppConfig, true>,
   ) {
-    this.secret = deriveKey(env.APP_SECRET!, 'jwt');
+    this.lifetime = config.get('JWT_EXPIRES_IN', { infer: true }) as TokenLifetime;
   }
 
   sign(claims: BackOfficeClaims): Promise<string> {
     return this.jwt.signAsync(
       { role: claims.role, tv: claims.tv },
       {
-        secret: this.secret,
+        secret: this.keys.jwt,
         algorithm: 'HS256',
         issuer: TOKEN_ISSUER,
         audience: BACK_OFFICE_AUDIENCE,
         subject: claims.sub,
-        expiresIn: this.env.JWT_EXPIRES_IN as `${number}${'s' | 'm' | 'h' | 'd'}`,
+        expiresIn: this.lifetime,
       },
     );
-  }
-
-  /** The claims of a valid token, or null for anything forged, expired or meant for another audience. */
-  async verify(token: string): Promise<BackOfficeClaims | null> {
-    try {
-      const payload = await this.jwt.verifyAsync<Partial<BackOfficeClaims>>(token, {
-        secret: this.secret,
-        algorithms: ['HS256'],
-        issuer: TOKEN_ISSUER,
-        audience: BACK_OFFICE_AUDIENCE,
-      });
-      if (typeof payload.sub !== 'string' || typeof payload.tv !== 'number') return null;
-      return { sub: payload.sub, role: String(payload.role), tv: payload.tv };
-    } catch {
-      return null;
-    }
   }
 }

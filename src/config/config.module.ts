@@ -1,13 +1,34 @@
-import { Global, Module } from '@nestjs/common';
-import { Env, loadEnv } from './env';
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { AppConfig, validateEnv } from './env';
+import { SecretKeys } from './secret-keys';
 
 /**
- * Provides the validated environment as the typed `Env` instance. Modules inject `Env` instead of reading
- * `process.env`, so every value is the validated, defaulted one.
+ * Configuration through `@nestjs/config`: `.env` (when present) is merged under the process environment and
+ * validated by the `Env` class, so a bad value stops start-up naming the variable. Global: every module may
+ * inject `ConfigService<AppConfig, true>` and the derived `SecretKeys`.
  */
-@Global()
-@Module({
-  providers: [{ provide: Env, useFactory: loadEnv }],
-  exports: [Env],
-})
-export class ConfigModule {}
+@Module({})
+export class AppConfigModule {
+  /**
+   * Called when the application is assembled, not when a file is imported, so each build (a test file
+   * builds several) validates the environment as it is at that moment.
+   */
+  static async forRoot(): Promise<DynamicModule> {
+    const config = await ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnv });
+    return {
+      module: AppConfigModule,
+      global: true,
+      imports: [config],
+      providers: [
+        {
+          provide: SecretKeys,
+          inject: [ConfigService],
+          useFactory: (settings: ConfigService<AppConfig, true>) =>
+            new SecretKeys(settings.get('APP_SECRET', { infer: true })),
+        },
+      ],
+      exports: [SecretKeys],
+    };
+  }
+}

@@ -56,3 +56,23 @@ describe('validateEnv', () => {
     expect(statSync(join(dir, 'app-secret')).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('BCRYPT_COST', () => {
+  it('defaults to 12 and accepts 4 outside production (tests)', () => {
+    expect(validateEnv({ APP_SECRET: secret }).BCRYPT_COST).toBe(12);
+    expect(validateEnv({ APP_SECRET: secret, BCRYPT_COST: '4' }).BCRYPT_COST).toBe(4);
+  });
+
+  it.each(['3', '15', 'twelve'])('refuses %p anywhere', (value) => {
+    expect(() => validateEnv({ APP_SECRET: secret, BCRYPT_COST: value })).toThrow(/BCRYPT_COST:/);
+  });
+
+  it('refuses a cost below 10 in production and takes 10 to 14', () => {
+    const production = { APP_SECRET: secret, NODE_ENV: 'production' };
+    expect(() => validateEnv({ ...production, BCRYPT_COST: '9' })).toThrow(
+      /BCRYPT_COST: must be at least 10/,
+    );
+    expect(validateEnv({ ...production, BCRYPT_COST: '10' }).BCRYPT_COST).toBe(10);
+    expect(validateEnv({ ...production, BCRYPT_COST: '14' }).BCRYPT_COST).toBe(14);
+  });
+});

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -25,7 +24,10 @@ const toBool = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : (value as unknown);
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
-/** The service's environment, with exactly the names of DESIGN.md's contract table (plus NODE_ENV, LOG_LEVEL). */
+/**
+ * The service's environment, with exactly the names of DESIGN.md's contract table (plus NODE_ENV, LOG_LEVEL,
+ * BCRYPT_COST and the worker's tuning). Validated by `ConfigModule.forRoot({ validate: validateEnv })`.
+ */
 export class Env {
   @IsIn(NODE_ENVS)
   NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
@@ -68,6 +70,13 @@ export class Env {
   @MinLength(6)
   @MaxLength(72, { message: 'must be at most 72 characters (bcrypt)' })
   ADMIN_PASSWORD?: string;
+
+  /** bcrypt work factor of stored passwords: each step doubles the time of a login (12 ≈ 0.25 s here). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(4)
+  @Max(14)
+  BCRYPT_COST = 12;
 
   @Matches(/^\d+[smhd]$/, { message: 'must be a duration such as 15m, 1h or 7d' })
   JWT_EXPIRES_IN = '1h';
@@ -140,30 +149,35 @@ export class Env {
   }
 }
 
+/**
+ * The validated environment with the master secret resolved. Read it through
+ * `ConfigService<AppConfig, true>`: `config.get('PORT', { infer: true })` is a number, never undefined.
+ * (Inject `ConfigService` by its class in the constructor: a type alias would lose the DI token.)
+ */
+export type AppConfig = Omit<Env, 'APP_SECRET'> & { readonly APP_SECRET: string };
+
 /** Thrown at start-up when the environment is invalid; the message names every offending variable. */
 export class InvalidEnvironmentError extends Error {}
 
+/** Production keeps passwords at a real work factor; tests and development may go lower to run fast. */
+const PRODUCTION_MIN_BCRYPT_COST = 10;
+
 /**
- * Validates and types the environment: a bad value stops the process with a message naming the variable.
+ * Validates and types the environment (the `validate` of ConfigModule, which merged `.env` under it): a bad
+ * value stops the process with a message naming the variable.
  */
-export function validateEnv(raw: Record<string, unknown>): Env {
+export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const env = plainToInstance(Env, raw, { exposeDefaultValues: true });
-  const errors = validateSync(env, { skipMissingProperties: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new InvalidEnvironmentError(`Invalid configuration:\n${lines.join('\n')}`);
+  const problems = validateSync(env, { skipMissingProperties: false }).map(
+    (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+  );
+  if (env.NODE_ENV === 'production' && env.BCRYPT_COST < PRODUCTION_MIN_BCRYPT_COST) {
+    problems.push(`  BCRYPT_COST: must be at least ${PRODUCTION_MIN_BCRYPT_COST} when NODE_ENV=production`);
   }
-  env.APP_SECRET = resolveAppSecret(env);
-  return env;
-}
-
-let loaded: Env | undefined;
-
-/** The process's environment, validated once (`.env` in the working directory is read first if present). */
-export function loadEnv(): Env {
-  if (!loaded) {
-    if (existsSync('.env')) process.loadEnvFile('.env');
-    loaded = validateEnv(process.env);
+  const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
+  if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
+  if (problems.length > 0 || !secret) {
+    throw new InvalidEnvironmentError(`Invalid configuration:\n${problems.join('\n')}`);
   }
-  return loaded;
+  return Object.assign(env, { APP_SECRET: secret });
 }

@@ -1,7 +1,10 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import mongoose from 'mongoose';
-import { Env } from '../config/env';
+import { join } from 'node:path';
+import type { AppConfig } from '../config/env';
+import { startDevDatabase, withDatabaseName } from './dev-database';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
 // code that builds its own operator queries wraps them in `mongoose.trusted()`.
@@ -9,25 +12,48 @@ mongoose.set('sanitizeFilter', true);
 // Unknown query fields are an error in our code, never something to silently drop.
 mongoose.set('strictQuery', 'throw');
 
-@Module({
-  imports: [
-    MongooseModule.forRootAsync({
-      inject: [Env],
-      useFactory: (env: Env) => {
-        if (!env.MONGODB_URI) {
-          throw new Error(
-            'MONGODB_URI is not set (main.ts starts the embedded dev database when it is unset)',
-          );
-        }
-        return {
-          uri: env.MONGODB_URI,
-          // Fail requests fast when the database is gone instead of queueing them for 30 s.
-          serverSelectionTimeoutMS: 5_000,
-          // Declared indexes are created at start-up; production may turn this off and build them ahead.
-          autoIndex: true,
-        };
-      },
-    }),
-  ],
-})
-export class DatabaseModule {}
+export interface DatabaseOptions {
+  /**
+   * Without MONGODB_URI, start the embedded dev database (H2 file in DATA_DIR) and stop it with this process.
+   * The API server does; a worker-only process does not: it must share the API's database.
+   */
+  embedded: boolean;
+}
+
+/**
+ * The embedded dev database, started on first use. Its process reads our stdin pipe and exits when that
+ * closes, so it needs no shutdown hook: it stops (closing its H2 file cleanly) whenever this process ends.
+ */
+async function embeddedDatabaseUri(dataDir: string): Promise<string> {
+  const database = await startDevDatabase({ file: join(dataDir, 'mongo.mv') });
+  new Logger('Database').log(`Embedded dev database started at ${database.uri}`);
+  return withDatabaseName(database.uri, 'admin-service');
+}
+
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        MongooseModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: async (config: ConfigService<AppConfig, true>) => {
+            let uri = config.get('MONGODB_URI', { infer: true });
+            if (!uri && !options.embedded) {
+              throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
+            }
+            uri ??= await embeddedDatabaseUri(config.get('DATA_DIR', { infer: true }));
+            return {
+              uri,
+              // Fail requests fast when the database is gone instead of queueing them for 30 s.
+              serverSelectionTimeoutMS: 5_000,
+              // Declared indexes are created at start-up; production may turn this off and build them ahead.
+              autoIndex: true,
+            };
+          },
+        }),
+      ],
+    };
+  }
+}

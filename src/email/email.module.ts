@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { Env } from '../config/env';
+import { ConfigService } from '@nestjs/config';
 import { mailTransportProvider } from './delivery/mail-transport.provider';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
+import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
 import { BatchPlanners } from './jobs/batch-planners';
 import { EmailJobStore } from './jobs/email-job.store';
 import { EmailJobsController } from './jobs/email-jobs.controller';
@@ -11,7 +12,7 @@ import { EmailJobsService } from './jobs/email-jobs.service';
 import { EmailWorker } from './jobs/email-worker';
 import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
 import { SendEmailHandler } from './jobs/send-email.handler';
-import { EMAIL_WORKER_OPTIONS, workerOptionsFromEnv } from './jobs/worker-options';
+import { EMAIL_WORKER_OPTIONS, workerOptionsFromConfig } from './jobs/worker-options';
 import { Suppression, SuppressionSchema } from './suppression/schemas/suppression.schema';
 import { SuppressionService } from './suppression/suppression.service';
 import { EmailTemplatesModule } from './templates/email-templates.module';
@@ -38,9 +39,10 @@ import { EmailTemplatesService } from './templates/email-templates.service';
     SendEmailHandler,
     BatchPlanners,
     SuppressionService,
+    WebhookSignatureStrategy,
     mailTransportProvider,
     { provide: EMAIL_TEMPLATE_SOURCE, useExisting: EmailTemplatesService },
-    { provide: EMAIL_WORKER_OPTIONS, inject: [Env], useFactory: workerOptionsFromEnv },
+    { provide: EMAIL_WORKER_OPTIONS, inject: [ConfigService], useFactory: workerOptionsFromConfig },
   ],
   exports: [EmailService, SuppressionService, BatchPlanners, EmailTemplatesModule],
 })

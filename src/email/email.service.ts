@@ -1,18 +1,10 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { BatchPlan } from './jobs/batch-plan';
 import { assertSendable, type EmailMessage, type EnqueueOptions } from './jobs/email-message';
 import { assertRecipientsPlan, type RecipientsPlan } from './jobs/recipients-plan';
 import { EmailJobStore, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
 import { DEFAULT_MAX_ATTEMPTS } from './jobs/schemas/email-job.schema';
-
-/** A batch plan: the `email.batch.plan` job expands it into `email.send` jobs through its planner. */
-export interface BatchPlan {
-  /** Which registered planner expands it (`recipients` is built in). */
-  kind: string;
-  appId?: string | null;
-  campaignId?: string;
-  [field: string]: unknown;
-}
 
 /** Enqueuing more than this in one call is refused: large sends go through a batch plan. */
 export const MAX_ENQUEUE_BATCH = 5_000;

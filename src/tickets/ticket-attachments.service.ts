@@ -10,7 +10,8 @@ import {
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { Env } from '../config/env';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/env';
 import { STORAGE_DRIVER, type StorageDriver, type StoredObject } from '../common/storage/storage-driver';
 import { CreateTicketDto } from './dto/ticket-input.dto';
 import type { TicketAttachment } from './schemas/ticket.schema';
@@ -78,7 +79,7 @@ export class TicketAttachmentsService {
 
   constructor(
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
-    private readonly env: Env,
+    private readonly config: ConfigService<AppConfig, true>,
   ) {}
 
   /** The validated fields and the files of `POST /{appId}/tickets`; 400 naming fields, 413 for a big file. */
@@ -160,7 +161,7 @@ export class TicketAttachmentsService {
         const key = randomBytes(16).toString('hex');
         await this.storage.put(objectKey(appId, ticketId, key), file.data, file.mimetype);
         stored.push({
-          url: `${this.env.publicBaseUrl}/${appId}/tickets/${ticketId}/attachments/${key}`,
+          url: `${this.config.get('publicBaseUrl', { infer: true })}/${appId}/tickets/${ticketId}/attachments/${key}`,
           key,
           filename: file.filename,
           mimetype: file.mimetype,

@@ -1,13 +1,13 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import * as bcrypt from 'bcrypt';
 import { isValidObjectId, Model, Types } from 'mongoose';
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { Role } from '../common/auth/roles';
+import type { AppConfig } from '../config/env';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './dto/user-input.dto';
 import { User } from './schemas/user.schema';
-
-export const BCRYPT_COST = 12;
 
 /** The fields the bearer guard needs to accept a token. */
 export interface TokenSubject {
@@ -37,10 +37,18 @@ function dotted(prefix: string, value: object): Record<string, unknown> {
 
 @Injectable()
 export class UsersService {
-  constructor(@InjectModel(User.name) private readonly users: Model<User>) {}
+  private readonly bcryptCost: number;
 
+  constructor(
+    @InjectModel(User.name) private readonly users: Model<User>,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.bcryptCost = config.get('BCRYPT_COST', { infer: true });
+  }
+
+  /** bcrypt at BCRYPT_COST, on libuv's thread pool (the event loop keeps serving). */
   hashPassword(password: string): Promise<string> {
-    return bcrypt.hash(password, BCRYPT_COST);
+    return bcrypt.hash(password, this.bcryptCost);
   }
 
   async list(query: ListUsersQuery): Promise<User[]> {

@@ -5,7 +5,6 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup';
-import { loadEnv } from '../../src/config/env';
 import { indexesReady } from '../../src/database/indexes-ready';
 import { HttpClient } from './http';
 
@@ -21,18 +20,22 @@ export interface TestAppOptions {
   imports?: ModuleMetadata['imports'];
   /** Providers replaced by a value (e.g. the e-mail worker's options with short retry delays). */
   overrides?: { provide: unknown; useValue: unknown }[];
+  /** Keep each JSON body's bytes as `request.rawBody` (what signed provider webhooks are checked against). */
+  rawBody?: boolean;
 }
 
 /** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const builder = Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] });
+  const root = await AppModule.forRoot();
+  const builder = Test.createTestingModule({ imports: [root, ...(options.imports ?? [])] });
   for (const { provide, useValue } of options.overrides ?? []) {
     builder.overrideProvider(provide).useValue(useValue);
   }
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(loadEnv()), {
-    bufferLogs: true,
-  });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(
+    createFastifyAdapter(process.env.TRUST_PROXY),
+    { bufferLogs: true, rawBody: options.rawBody ?? false },
+  );
   await configureApp(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

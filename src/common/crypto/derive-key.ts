@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 
 /** Purposes of keys derived from APP_SECRET; a key of one purpose is never used for another. */
-export type KeyPurpose = 'jwt' | 'api-key-encryption' | 'link-token' | 'magic-link';
+export type KeyPurpose = 'jwt' | 'end-user-jwt' | 'api-key-encryption' | 'link-token' | 'magic-link';
 
 const SALT = 'admin-service/v1';
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { Env } from '../../config/env';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../../config/env';
 
 /**
  * Structured JSON logs, one line per request with its id (Fastify's request id, see app.setup.ts);
@@ -9,10 +10,10 @@ import { Env } from '../../config/env';
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      inject: [Env],
-      useFactory: (env: Env) => ({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) => ({
         pinoHttp: {
-          level: env.LOG_LEVEL,
+          level: config.get('LOG_LEVEL', { infer: true }),
           redact: {
             paths: [
               'req.headers.authorization',

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { Env } from '../../config/env';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../../config/env';
 import { LocalStorageDriver } from './local-storage.driver';
 import { STORAGE_DRIVER } from './storage-driver';
 
@@ -12,8 +13,9 @@ import { STORAGE_DRIVER } from './storage-driver';
   providers: [
     {
       provide: STORAGE_DRIVER,
-      inject: [Env],
-      useFactory: (env: Env) => new LocalStorageDriver(join(env.DATA_DIR, 'uploads')),
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) =>
+        new LocalStorageDriver(join(config.get('DATA_DIR', { infer: true }), 'uploads')),
     },
   ],
   exports: [STORAGE_DRIVER],

@@ -7,6 +7,7 @@ export const SECURITY = {
   bearer: 'bearer',
   apiKey: 'api-key',
   appKey: 'app-key',
+  endUser: 'end-user',
 } as const;
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -31,6 +32,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         description: 'Publishable app key pk_… plus a matching Origin',
       },
       SECURITY.appKey,
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: "An app end user's token (audience end-user), from the magic-link sign-in",
+      },
+      SECURITY.endUser,
     )
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorSchema] });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EmailService, type BatchPlan } from '../email.service';
+import { EmailService } from '../email.service';
+import type { BatchPlan } from './batch-plan';
 import { assertRecipientsPlan, type RecipientsPlan } from './recipients-plan';
 
 export interface PlanOutcome {

@@ -5,11 +5,12 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
-import { Env } from '../../config/env';
+import type { AppConfig } from '../../config/env';
 import { SuppressionService } from '../suppression/suppression.service';
-import type { BatchPlan } from '../email.service';
+import type { BatchPlan } from './batch-plan';
 import { retryDelayMs } from './backoff';
 import { BatchPlanners } from './batch-planners';
 import { EmailJobStore, type DueJob, type FinishedJob, type JobOutcome } from './email-job.store';
@@ -44,7 +45,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private stopping = false;
 
   constructor(
-    private readonly env: Env,
+    private readonly config: ConfigService<AppConfig, true>,
     private readonly store: EmailJobStore,
     private readonly suppression: SuppressionService,
     private readonly sender: SendEmailHandler,
@@ -56,11 +57,12 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    if (!this.env.EMAIL_WORKER_ENABLED) return;
-    const timer = setInterval(() => this.tick(), this.env.EMAIL_WORKER_INTERVAL_MS);
+    if (!this.config.get('EMAIL_WORKER_ENABLED', { infer: true })) return;
+    const interval = this.config.get('EMAIL_WORKER_INTERVAL_MS', { infer: true });
+    const timer = setInterval(() => this.tick(), interval);
     this.scheduler.addInterval(INTERVAL_NAME, timer);
     this.logger.log(
-      `E-mail worker polling every ${this.env.EMAIL_WORKER_INTERVAL_MS} ms (concurrency ${this.options.concurrency}, ` +
+      `E-mail worker polling every ${interval} ms (concurrency ${this.options.concurrency}, ` +
         `rate ${this.options.ratePerSecond || 'unlimited'}/s)`,
     );
   }

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import type { BatchPlan } from '../email.service';
+import type { BatchPlan } from './batch-plan';
 import { isEmailAddress, type EmailMessage } from './email-message';
 
 /** Recipients one inline `recipients` plan may carry; larger audiences need a planner that pages a collection. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Env } from '../../config/env';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../../config/env';
 import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { MailTransport } from '../delivery/mail-transport';
@@ -26,14 +27,16 @@ export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
 /** Delivers one `email.send` job: suppression, content (literal or rendered), headers, transport. */
 @Injectable()
 export class SendEmailHandler {
+  private readonly defaultSender: string;
   private readonly messageIdDomain: string;
 
   constructor(
-    private readonly env: Env,
+    private readonly config: ConfigService<AppConfig, true>,
     @Inject(MAIL_TRANSPORT) private readonly transport: MailTransport,
     @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
   ) {
-    this.messageIdDomain = senderDomain(env.MAIL_FROM);
+    this.defaultSender = config.get('MAIL_FROM', { infer: true });
+    this.messageIdDomain = senderDomain(this.defaultSender);
   }
 
   async send(
@@ -50,7 +53,7 @@ export class SendEmailHandler {
     const messageId = `${String(job._id)}@${this.messageIdDomain}`;
     const receipt = await this.transport.send({
       messageId,
-      from: message.from ?? (sender ? formatAddress(sender) : this.env.MAIL_FROM),
+      from: message.from ?? (sender ? formatAddress(sender) : this.defaultSender),
       to: message.to,
       replyTo: message.replyTo,
       subject: content.subject,

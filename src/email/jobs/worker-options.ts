@@ -1,4 +1,5 @@
-import type { Env } from '../../config/env';
+import type { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../../config/env';
 import type { BackoffPolicy } from './backoff';
 
 export interface EmailWorkerOptions {
@@ -17,11 +18,11 @@ export interface EmailWorkerOptions {
 
 export const EMAIL_WORKER_OPTIONS = Symbol('EMAIL_WORKER_OPTIONS');
 
-export function workerOptionsFromEnv(env: Env): EmailWorkerOptions {
+export function workerOptionsFromConfig(config: ConfigService<AppConfig, true>): EmailWorkerOptions {
   return {
-    concurrency: env.EMAIL_WORKER_CONCURRENCY,
-    ratePerSecond: env.EMAIL_WORKER_RATE_PER_SECOND,
-    leaseMs: env.EMAIL_WORKER_LEASE_MS,
+    concurrency: config.get('EMAIL_WORKER_CONCURRENCY', { infer: true }),
+    ratePerSecond: config.get('EMAIL_WORKER_RATE_PER_SECOND', { infer: true }),
+    leaseMs: config.get('EMAIL_WORKER_LEASE_MS', { infer: true }),
     scanSize: 500,
     finishBatchSize: 50,
     backoff: { baseMs: 30_000, maxMs: 3_600_000 },

@@ -1,13 +1,10 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  UnauthorizedException,
-} from '@nestjs/common';
-import type { AppKeyRequest } from '../common/auth/app-key-auth.decorator';
+import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { Strategy } from 'passport-custom';
 import { originMatches } from '../common/auth/origin-match';
 import { AppsService } from './apps.service';
+import type { App } from './schemas/app.schema';
 
 const PUBLIC_KEY_FORMAT = /^pk_[A-Za-z0-9_-]{1,128}$/;
 
@@ -17,11 +14,12 @@ const PUBLIC_KEY_FORMAT = /^pk_[A-Za-z0-9_-]{1,128}$/;
  * app is refused (403). On a route with an `{appId}` path parameter, the key must be that app's (403).
  */
 @Injectable()
-export class AppKeyGuard implements CanActivate {
-  constructor(private readonly apps: AppsService) {}
+export class AppKeyStrategy extends PassportStrategy(Strategy, 'app-key') {
+  constructor(private readonly apps: AppsService) {
+    super();
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AppKeyRequest>();
+  async validate(request: FastifyRequest): Promise<App> {
     const key = request.headers['x-app-key'];
     if (typeof key !== 'string' || key === '') throw new UnauthorizedException('Missing X-App-Key header');
     const app = PUBLIC_KEY_FORMAT.test(key) ? await this.apps.findByPublicKey(key) : null;
@@ -37,7 +35,6 @@ export class AppKeyGuard implements CanActivate {
     if (!originMatches(origin, app.allowedOrigins ?? [])) {
       throw new ForbiddenException('Origin not allowed for this app');
     }
-    request.clientApp = app;
-    return true;
+    return app;
   }
 }

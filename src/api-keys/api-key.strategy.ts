@@ -1,12 +1,8 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  Logger,
-  UnauthorizedException,
-} from '@nestjs/common';
-import type { ApiKeyRequest } from '../common/auth/api-key-auth.decorator';
+import { ForbiddenException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { Strategy } from 'passport-custom';
+import type { ApiKeyPrincipal } from '../common/auth/api-key-auth.decorator';
 import { originMatches } from '../common/auth/origin-match';
 import { ApiKeysService } from './api-keys.service';
 
@@ -17,16 +13,18 @@ import { ApiKeysService } from './api-keys.service';
  * refused for it: browsers always send one, and only browsers are what an origin list can restrain.
  */
 @Injectable()
-export class ApiKeyGuard implements CanActivate {
-  private readonly logger = new Logger(ApiKeyGuard.name);
+export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
+  private readonly logger = new Logger(ApiKeyStrategy.name);
 
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(private readonly keys: ApiKeysService) {
+    super();
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<ApiKeyRequest>();
+  async validate(request: FastifyRequest): Promise<ApiKeyPrincipal> {
     const value = request.headers['x-api-key'];
-    if (typeof value !== 'string' || value === '')
+    if (typeof value !== 'string' || value === '') {
       throw new UnauthorizedException('Missing X-API-Key header');
+    }
     const key = await this.keys.findCredential(value);
     if (!key) throw new UnauthorizedException('Invalid API key');
 
@@ -46,7 +44,6 @@ export class ApiKeyGuard implements CanActivate {
     await this.keys.touchLastUsed(key, now).catch((err: unknown) => {
       this.logger.error({ err, apiKeyId: String(key._id) }, 'Could not record API key use');
     });
-    request.apiKey = { id: String(key._id), appId: key.appId };
-    return true;
+    return { id: String(key._id), appId: key.appId };
   }
 }

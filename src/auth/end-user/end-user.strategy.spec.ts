@@ -1,0 +1,86 @@
+import { ForbiddenException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { JwtService } from '@nestjs/jwt';
+import passport from 'passport';
+import { SecretKeys } from '../../config/secret-keys';
+import { BACK_OFFICE_AUDIENCE, TOKEN_ISSUER } from '../token.service';
+import { EndUserTokenService } from './end-user-token.service';
+import { EndUserStrategy } from './end-user.strategy';
+
+const keys = new SecretKeys('end-user-spec-secret-that-is-long-enough-to-use');
+const tokens = new EndUserTokenService(new JwtService(), keys, new ConfigService({ JWT_EXPIRES_IN: '15m' }));
+const jwt = new JwtService();
+const person = { id: '665f1c0a9d3e4b2a1c0d9e8f', email: 'ada@example.com', appId: 'shop' };
+
+interface Outcome {
+  error?: unknown;
+  caller?: unknown;
+}
+
+/** Runs the registered `end-user` strategy through Passport, as the global guard does. */
+function authenticate(
+  authorization: string | undefined,
+  params: Record<string, string> = {},
+): Promise<Outcome> {
+  const request = { headers: authorization ? { authorization } : {}, params };
+  return new Promise((resolve) => {
+    const middleware = passport.authenticate(
+      'end-user',
+      { session: false },
+      (error: unknown, caller: unknown) => resolve({ error, caller }),
+    ) as (req: unknown, res: unknown, next: (err?: unknown) => void) => void;
+    middleware(request, {}, (error) => resolve({ error }));
+  });
+}
+
+describe('EndUserStrategy', () => {
+  beforeAll(() => new EndUserStrategy(keys));
+
+  it('accepts a token from EndUserTokenService and yields the person and app', async () => {
+    const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`);
+    expect(outcome).toEqual({ error: null, caller: person });
+  });
+
+  it('accepts the token on a route of its own app', async () => {
+    const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`, { appId: 'shop' });
+    expect(outcome.caller).toEqual(person);
+  });
+
+  it('refuses the token on a route of another app (403)', async () => {
+    const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`, { appId: 'blog' });
+    expect(outcome.error).toBeInstanceOf(ForbiddenException);
+  });
+
+  it('refuses a back-office token, even one signed with the end-user key', async () => {
+    const backOffice = await jwt.signAsync(
+      { email: person.email, appId: person.appId },
+      { secret: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: BACK_OFFICE_AUDIENCE, subject: person.id },
+    );
+    expect((await authenticate(`Bearer ${backOffice}`)).caller).toBe(false);
+  });
+
+  it('refuses an end-user token signed with the back-office key', async () => {
+    const forged = await jwt.signAsync(
+      { email: person.email, appId: person.appId },
+      { secret: keys.jwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+    );
+    expect((await authenticate(`Bearer ${forged}`)).caller).toBe(false);
+  });
+
+  it('refuses an expired token and one without appId', async () => {
+    const expired = await jwt.signAsync(
+      { email: person.email, appId: person.appId, exp: Math.floor(Date.now() / 1000) - 5 },
+      { secret: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+    );
+    expect((await authenticate(`Bearer ${expired}`)).caller).toBe(false);
+    const withoutApp = await jwt.signAsync(
+      { email: person.email },
+      { secret: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+    );
+    expect((await authenticate(`Bearer ${withoutApp}`)).error).toBeDefined();
+  });
+
+  it('fails without a token', async () => {
+    expect((await authenticate(undefined)).caller).toBe(false);
+  });
+});

@@ -1,0 +1,92 @@
+import {
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard, type IAuthModuleOptions } from '@nestjs/passport';
+import { AUTH_POLICY, type AuthPolicy, CALLER_PROPERTY, type Credential } from './auth-policy';
+import { bearerToken } from './bearer-token';
+import type { AuthUser } from './current-user.decorator';
+import { Access, roleMayAccess } from './roles';
+
+/** What an undecorated route gets: deny by default (admins only), and the role × route test flags it. */
+const DEFAULT_POLICY: AuthPolicy = { credential: 'bearer', access: Access.Admin };
+
+type RequestWithHeaders = Record<string, unknown> & {
+  headers: Record<string, string | string[] | undefined>;
+};
+
+/**
+ * Why a strategy declined without an error of its own. The custom strategies always throw a precise
+ * 401/403; passport-jwt (bearer and end-user tokens) only fails, so its message is decided here.
+ */
+function failure(credential: Credential, request: RequestWithHeaders): UnauthorizedException {
+  if (credential === 'bearer' || credential === 'end-user') {
+    return new UnauthorizedException(
+      bearerToken(request) ? 'Invalid or expired token' : 'Missing bearer token',
+    );
+  }
+  return new UnauthorizedException('Invalid credentials');
+}
+
+/** `@nestjs/passport`'s guard for one strategy, storing the caller under the credential's property. */
+function strategyGuard(credential: Credential): CanActivate {
+  class StrategyGuard extends AuthGuard(credential) {
+    override getAuthenticateOptions(): IAuthModuleOptions {
+      return { session: false, property: CALLER_PROPERTY[credential] };
+    }
+
+    override handleRequest<TCaller>(
+      err: unknown,
+      caller: TCaller | false,
+      _info: unknown,
+      context: ExecutionContext,
+    ) {
+      if (err) throw err;
+      if (!caller) throw failure(credential, context.switchToHttp().getRequest<RequestWithHeaders>());
+      return caller;
+    }
+  }
+  return new StrategyGuard();
+}
+
+/**
+ * The one authentication guard (registered as APP_GUARD after the throttler): reads the route's policy,
+ * lets `@Public()` routes through, and runs the Passport strategy named by every other credential. Bearer
+ * routes then check the user's role against the route's access level (403). The strategies register
+ * themselves with Passport beside the services that verify them; this guard needs none of those modules.
+ */
+@Injectable()
+export class CredentialGuard implements CanActivate {
+  private readonly guards: Record<Credential, CanActivate> = {
+    bearer: strategyGuard('bearer'),
+    'api-key': strategyGuard('api-key'),
+    'app-key': strategyGuard('app-key'),
+    'webhook-signature': strategyGuard('webhook-signature'),
+    'end-user': strategyGuard('end-user'),
+  };
+
+  constructor(private readonly reflector: Reflector) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const policy =
+      this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? DEFAULT_POLICY;
+    if (policy.credential === 'none') return true;
+
+    await this.guards[policy.credential].canActivate(context);
+
+    if (policy.credential === 'bearer') {
+      const user = context.switchToHttp().getRequest<{ user: AuthUser }>().user;
+      if (!roleMayAccess(user.role, policy.access)) {
+        throw new ForbiddenException('Your role does not allow this operation');
+      }
+    }
+    return true;
+  }
+}

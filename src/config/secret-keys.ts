@@ -1,0 +1,26 @@
+import { deriveKey } from '../common/crypto/derive-key';
+
+/**
+ * The per-purpose keys, derived from APP_SECRET once at start-up (HKDF) and injected where they are used,
+ * so no service reads the master secret itself and a key of one purpose never serves another.
+ */
+export class SecretKeys {
+  /** Signs back-office bearer tokens. */
+  readonly jwt: Buffer;
+  /** Signs end-user (magic-link) bearer tokens: a key of its own, so neither kind verifies as the other. */
+  readonly endUserJwt: Buffer;
+  /** Encrypts the stored copy of API key values (AES-256-GCM). */
+  readonly apiKeyEncryption: Buffer;
+  /** Signs open, click and unsubscribe links. */
+  readonly linkToken: Buffer;
+  /** Hashes stored magic-link tokens. */
+  readonly magicLink: Buffer;
+
+  constructor(masterSecret: string) {
+    this.jwt = deriveKey(masterSecret, 'jwt');
+    this.endUserJwt = deriveKey(masterSecret, 'end-user-jwt');
+    this.apiKeyEncryption = deriveKey(masterSecret, 'api-key-encryption');
+    this.linkToken = deriveKey(masterSecret, 'link-token');
+    this.magicLink = deriveKey(masterSecret, 'magic-link');
+  }
+}
