@@ -12,6 +12,10 @@ async function bootstrap(): Promise<void> {
   // Running the worker is this process's whole purpose, whatever EMAIL_WORKER_ENABLED says for API servers.
   process.env.EMAIL_WORKER_ENABLED = 'true';
   const root = await AppModule.forRoot({ embedded: false });
+  // Checked before Nest starts, for a one-line message (ConfigModule has merged `.env` into process.env).
+  if (!process.env.MONGODB_URI) {
+    throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
+  }
   const app = await NestFactory.createApplicationContext(root, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight, records them and exits 0.
