@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, SortOrder, trusted, Types } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
 import type { Priority } from '../common/priority';
@@ -18,8 +19,6 @@ const SORTS: Record<WantSort, Record<string, SortOrder>> = {
   newest: { createdAt: -1, _id: -1 },
   oldest: { createdAt: 1, _id: 1 },
 };
-
-const isDuplicateKey = (error: unknown) => (error as { code?: unknown })?.code === 11000;
 
 @Injectable()
 export class WantsService {

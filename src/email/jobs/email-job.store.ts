@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation } from 'mongodb';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
-
-const DUPLICATE_KEY = 11000;
 
 export interface NewJob {
   type: EmailJobType;
@@ -88,7 +87,7 @@ export class EmailJobStore {
         if (!(error instanceof MongoBulkWriteError)) throw error;
         const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
         for (const writeError of writeErrors) {
-          if (writeError.code !== DUPLICATE_KEY) throw error;
+          if (!isDuplicateKey(writeError)) throw error;
           duplicates.add(docs[writeError.index].idempotencyKey);
         }
       }
