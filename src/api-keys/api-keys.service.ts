@@ -1,12 +1,13 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
-import { isValidObjectId, Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
+import { Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
 import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
 import { AppsService } from '../apps/apps.service';
 import { deriveKey } from '../common/crypto/derive-key';
 import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
+import { findByIdOr404 } from '../common/database/object-id';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
 import { Env } from '../config/env';
@@ -23,6 +24,8 @@ export type ApiKeyCredential = Pick<
   ApiKey,
   '_id' | 'appId' | 'isActive' | 'expiresAt' | 'allowedOrigins' | 'lastUsed'
 >;
+
+const NOT_FOUND = 'API key not found';
 
 /** Fields that may be cleared with `null` on update; `null` elsewhere is a 400. */
 const CLEARABLE = new Set(['description', 'expiresAt']);
@@ -115,18 +118,15 @@ export class ApiKeysService {
     return { key: await this.get(String(created._id)), value };
   }
 
-  async get(id: string): Promise<ApiKey> {
-    const key = isValidObjectId(id) ? await this.keys.findById(id).lean<ApiKey>().exec() : null;
-    if (!key) throw new NotFoundException('API key not found');
-    return key;
+  get(id: string): Promise<ApiKey> {
+    return findByIdOr404(id, NOT_FOUND, (_id) => this.keys.findById(_id).lean<ApiKey>().exec());
   }
 
   /** The record and its decrypted value (for admins only). */
   async getWithValue(id: string): Promise<{ key: ApiKey; value: string }> {
-    const key = isValidObjectId(id)
-      ? await this.keys.findById(id).select('+encryptedKey').lean<ApiKey>().exec()
-      : null;
-    if (!key) throw new NotFoundException('API key not found');
+    const key = await findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.keys.findById(_id).select('+encryptedKey').lean<ApiKey>().exec(),
+    );
     const { encryptedKey, ...rest } = key;
     return { key: rest as ApiKey, value: decryptSecret(encryptedKey, this.encryptionKey) };
   }
@@ -156,8 +156,7 @@ export class ApiKeysService {
   }
 
   async remove(id: string): Promise<void> {
-    const deleted = isValidObjectId(id) ? await this.keys.findByIdAndDelete(id).lean().exec() : null;
-    if (!deleted) throw new NotFoundException('API key not found');
+    await findByIdOr404(id, NOT_FOUND, (_id) => this.keys.findByIdAndDelete(_id).lean().exec());
   }
 
   /** A deleted app takes its keys with it, so a later app reusing the id cannot inherit them. */
@@ -199,14 +198,12 @@ export class ApiKeysService {
     return { keyHash: hashApiKey(value), encryptedKey: encryptSecret(value, this.encryptionKey) };
   }
 
-  private async updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
-    const key = isValidObjectId(id)
-      ? await this.keys
-          .findByIdAndUpdate(id, update, { returnDocument: 'after', runValidators: true })
-          .lean<ApiKey>()
-          .exec()
-      : null;
-    if (!key) throw new NotFoundException('API key not found');
-    return key;
+  private updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
+    return findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.keys
+        .findByIdAndUpdate(_id, update, { returnDocument: 'after', runValidators: true })
+        .lean<ApiKey>()
+        .exec(),
+    );
   }
 }

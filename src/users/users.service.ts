@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import * as bcrypt from 'bcrypt';
 import { isValidObjectId, Model, Types } from 'mongoose';
 import type { AuthUser } from '../common/auth/current-user.decorator';
+import { findByIdOr404 } from '../common/database/object-id';
 import { Role } from '../common/auth/roles';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './dto/user-input.dto';
 import { User } from './schemas/user.schema';
@@ -56,10 +57,8 @@ export class UsersService {
     return this.get(String(created._id));
   }
 
-  async get(id: string): Promise<User> {
-    const user = isValidObjectId(id) ? await this.users.findById(id).lean<User>().exec() : null;
-    if (!user) throw new NotFoundException('User not found');
-    return user;
+  get(id: string): Promise<User> {
+    return findByIdOr404(id, 'User not found', (_id) => this.users.findById(_id).lean<User>().exec());
   }
 
   async update(id: string, dto: UpdateUserDto): Promise<User> {
