@@ -8,6 +8,7 @@ import { AppsService } from '../apps/apps.service';
 import { deriveKey } from '../common/crypto/derive-key';
 import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
 import { findByIdOr404 } from '../common/database/object-id';
+import { patchUpdate } from '../common/database/patch-update';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
 import { Env } from '../config/env';
@@ -28,7 +29,7 @@ export type ApiKeyCredential = Pick<
 const NOT_FOUND = 'API key not found';
 
 /** Fields that may be cleared with `null` on update; `null` elsewhere is a 400. */
-const CLEARABLE = new Set(['description', 'expiresAt']);
+const CLEARABLE = ['description', 'expiresAt'] as const;
 
 /** Stands for "no expiry" in the stats pipeline: the latest date JavaScript can represent. */
 const NEVER = new Date(8.64e15);
@@ -132,15 +133,7 @@ export class ApiKeysService {
   }
 
   async update(id: string, dto: UpdateApiKeyDto): Promise<ApiKey> {
-    const set: Record<string, unknown> = {};
-    const unset: Record<string, 1> = {};
-    for (const [field, value] of Object.entries(dto)) {
-      if (value === undefined) continue;
-      if (value === null && CLEARABLE.has(field)) unset[field] = 1;
-      else if (value === null) throw new BadRequestException(`${field} must not be null`);
-      else set[field] = value;
-    }
-    return this.updateById(id, { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) });
+    return this.updateById(id, patchUpdate(dto, CLEARABLE));
   }
 
   async revoke(id: string): Promise<ApiKey> {

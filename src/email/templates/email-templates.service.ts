@@ -4,6 +4,7 @@ import escapeStringRegexp from 'escape-string-regexp';
 import { type Model, type QueryFilter, trusted, type UpdateQuery } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import { findByIdOr404 } from '../../common/database/object-id';
+import { patchUpdate } from '../../common/database/patch-update';
 import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
 import type {
@@ -122,18 +123,16 @@ export class EmailTemplatesService {
   /** The fields sent only; `sender: null` removes the sender, `null` elsewhere is a 400. */
   async update(id: string, appId: string | null, dto: UpdateEmailTemplateDto): Promise<EmailTemplate> {
     this.checkSameScope(dto.appId, appId);
-    const { appId: _scope, version, sender, ...fields } = defined(dto);
-    for (const [field, value] of Object.entries(fields)) {
-      if (value === null) throw new BadRequestException(`${field} must not be null`);
-    }
-    if (version === null) throw new BadRequestException('version must not be null');
-    if (Object.keys(fields).length === 0 && sender === undefined && version === undefined) {
+    const { appId: _scope, ...changes } = dto;
+    const { $set, $unset } = patchUpdate(changes, ['sender']);
+    const { version, sender, ...fields } = $set;
+    if (Object.keys(fields).length === 0 && !sender && !$unset && version === undefined) {
       return this.get(id, appId);
     }
     this.validateSources(fields);
     const set: Record<string, unknown> = { ...fields };
     if (sender) set.sender = senderOf(sender);
-    return this.write(id, appId, set, sender === null ? ['sender'] : [], version);
+    return this.write(id, appId, set, Object.keys($unset ?? {}), version);
   }
 
   async remove(id: string, appId: string | null): Promise<void> {
