@@ -7,6 +7,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { createValidationPipe } from './common/validation/validation-pipe';
 import { LoggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -43,7 +44,7 @@ const DEFAULT_RATE_LIMIT = 600;
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     {
       provide: APP_PIPE,
-      useFactory: () => new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+      useFactory: (): ValidationPipe => createValidationPipe(),
     },
     // Throttling runs first, so unauthenticated floods are limited too; the bearer guard comes from AuthModule.
     { provide: APP_GUARD, useClass: ThrottlerGuard },

@@ -5,13 +5,13 @@ import {
   Logger,
   NotFoundException,
   PayloadTooLargeException,
-  ValidationPipe,
 } from '@nestjs/common';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { Env } from '../config/env';
 import { STORAGE_DRIVER, type StorageDriver, type StoredObject } from '../common/storage/storage-driver';
+import { createValidationPipe } from '../common/validation/validation-pipe';
 import { CreateTicketDto } from './dto/ticket-input.dto';
 import type { TicketAttachment } from './schemas/ticket.schema';
 
@@ -52,8 +52,8 @@ export interface AttachmentDownload {
   mimetype: string;
 }
 
-/** The same pipeline options as the global pipe: multipart fields get the JSON body's validation. */
-const validation = new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true });
+/** The global pipe's validation: multipart fields get the JSON body's checks and messages. */
+const validation = createValidationPipe();
 
 /** A client's file name reduced to its last path segment, without control characters, at most 255 chars. */
 export function safeFilename(name: string | undefined): string {
