@@ -96,7 +96,7 @@ export class ApiKeysService {
   async list(query: ListApiKeysQuery): Promise<{ items: ApiKey[]; pagination: Pagination }> {
     const filter: QueryFilter<ApiKey> = {};
     if (query.appId) filter.appId = query.appId;
-    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
     if (query.search) {
       const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
       filter.$or = [{ name: pattern }, { description: pattern }];

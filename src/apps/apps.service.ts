@@ -47,7 +47,7 @@ export class AppsService {
 
   /** Apps by name; only the active ones when `activeOnly` is true. */
   list(query: ListAppsQuery = {}): Promise<App[]> {
-    const filter = query.activeOnly === 'true' ? { active: true } : {};
+    const filter = query.activeOnly ? { active: true } : {};
     return this.apps.find(filter).sort({ name: 1, id: 1 }).lean<App[]>().exec();
   }
 

@@ -47,7 +47,7 @@ export class UsersService {
   async list(query: ListUsersQuery): Promise<User[]> {
     const filter: Record<string, unknown> = {};
     if (query.role) filter.role = query.role;
-    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
     return this.users.find(filter).sort({ createdAt: -1 }).lean<User[]>().exec();
   }
 

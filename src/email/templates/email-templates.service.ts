@@ -71,7 +71,7 @@ export class EmailTemplatesService {
   list(query: ListEmailTemplatesQuery): Promise<{ items: EmailTemplate[]; pagination: Pagination }> {
     const filter: QueryFilter<EmailTemplate> = { appId: query.appId ?? null };
     if (query.language) filter.language = query.language;
-    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
     if (query.search) {
       const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
       filter.$or = [{ name: pattern }, { subject: pattern }];
