@@ -73,7 +73,7 @@ export class UsersService {
       .findByIdAndUpdate(
         id,
         { $set: set, ...(revokesTokens ? { $inc: { tokenVersion: 1 } } : {}) },
-        { new: true, runValidators: true },
+        { returnDocument: 'after', runValidators: true },
       )
       .lean<User>()
       .exec();

@@ -90,7 +90,11 @@ export class WantsService {
       delta === 0
         ? await this.wants.findById(want._id).lean<Want>().exec()
         : await this.wants
-            .findByIdAndUpdate(want._id, { $inc: { voteCount: delta } }, { new: true, timestamps: false })
+            .findByIdAndUpdate(
+              want._id,
+              { $inc: { voteCount: delta } },
+              { returnDocument: 'after', timestamps: false },
+            )
             .lean<Want>()
             .exec();
     if (!updated) throw new NotFoundException('Want not found');

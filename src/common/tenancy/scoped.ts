@@ -23,7 +23,7 @@ export function updateScoped<T extends { appId: string }>(
 ): Promise<T> {
   return findByIdOr404(id, notFound, (_id) =>
     model
-      .findOneAndUpdate({ _id, appId }, { $set: fields }, { new: true, runValidators: true })
+      .findOneAndUpdate({ _id, appId }, { $set: fields }, { returnDocument: 'after', runValidators: true })
       .lean<T>()
       .exec(),
   );
