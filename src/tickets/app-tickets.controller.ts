@@ -86,7 +86,7 @@ export class AppTicketsController {
   @ApiPageEnvelope(TicketView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListAppTicketsQuery) {
-    const { items, pagination } = await this.tickets.list(query, appId);
+    const { items, pagination } = await this.tickets.list(appId, query);
     return page(items.map(toTicketView), pagination);
   }
 
@@ -105,7 +105,7 @@ export class AppTicketsController {
   @ApiOkEnvelope(TicketView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('messageId') id: string) {
-    return ok(toTicketView(await this.tickets.get(id, appId)));
+    return ok(toTicketView(await this.tickets.get(appId, id)));
   }
 
   @Patch(':messageId')
@@ -117,7 +117,7 @@ export class AppTicketsController {
     @Param('messageId') id: string,
     @Body() dto: UpdateAppTicketDto,
   ) {
-    return ok(toTicketView(await this.tickets.update(id, dto, appId)), 'Ticket updated');
+    return ok(toTicketView(await this.tickets.update(appId, id, dto)), 'Ticket updated');
   }
 
   @Delete(':messageId')
@@ -125,7 +125,7 @@ export class AppTicketsController {
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('messageId') id: string) {
-    await this.tickets.remove(id, appId);
+    await this.tickets.remove(appId, id);
     return done('Ticket deleted');
   }
 
@@ -138,7 +138,7 @@ export class AppTicketsController {
     @Param('messageId') id: string,
     @Body() dto: TicketStatusDto,
   ) {
-    const ticket = await this.tickets.update(id, { status: dto.status }, appId);
+    const ticket = await this.tickets.update(appId, id, { status: dto.status });
     return ok(toTicketView(ticket), 'Ticket status updated');
   }
 
