@@ -5,12 +5,13 @@ import { type Model, type QueryFilter, trusted, Types } from 'mongoose';
 import { AppsService } from '../apps/apps.service';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
-import type { CreateTicketMessageDto, ListAppTicketsQuery, UpdateAppTicketDto } from './dto/ticket-input.dto';
-import {
-  type AttachmentDownload,
-  type CreateTicketInput,
-  TicketAttachmentsService,
-} from './ticket-attachments.service';
+import type {
+  CreateTicketInput,
+  CreateTicketMessageDto,
+  ListAppTicketsQuery,
+  UpdateAppTicketDto,
+} from './dto/ticket-input.dto';
+import { type AttachmentDownload, TicketAttachmentsService } from './ticket-attachments.service';
 import { excerpt, TicketCreatedEvent, TicketCustomerMessageEvent, TicketEvents } from './ticket.events';
 import { ticketIdFilter, ticketListFilter, ticketListSort } from './ticket-query';
 import {
