@@ -8,6 +8,7 @@ import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { CredentialGuard } from './common/auth/credential.guard';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { createValidationPipe } from './common/validation/validation-pipe';
 import { LoggingModule } from './common/logging/logging.module';
 import { AppConfigModule } from './config/config.module';
 import { type DatabaseOptions, DatabaseModule } from './database/database.module';
@@ -42,7 +43,7 @@ const DEFAULT_RATE_LIMIT = 600;
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     {
       provide: APP_PIPE,
-      useFactory: () => new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+      useFactory: (): ValidationPipe => createValidationPipe(),
     },
     // Global guards run in this order: throttling first, so unauthenticated floods are limited too.
     { provide: APP_GUARD, useClass: ThrottlerGuard },

@@ -51,4 +51,15 @@ describe('GET /health and the OpenAPI document', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  it.each([
+    ['/users', 'isActive'],
+    ['/api-keys', 'isActive'],
+    ['/admin/templates', 'isActive'],
+    ['/admin/apps', 'activeOnly'],
+  ])('documents the %s query flag %s as a boolean', async (path, name) => {
+    const doc = (await t.http.get('/docs-json')).body;
+    const parameter = doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name);
+    expect(parameter).toMatchObject({ in: 'query', required: false, schema: { type: 'boolean' } });
+  });
 });

@@ -1,11 +1,13 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
-import { isValidObjectId, Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
+import { Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
 import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
 import { AppsService } from '../apps/apps.service';
 import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
+import { findByIdOr404 } from '../common/database/object-id';
+import { patchUpdate } from '../common/database/patch-update';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
 import { SecretKeys } from '../config/secret-keys';
@@ -23,8 +25,10 @@ export type ApiKeyCredential = Pick<
   '_id' | 'appId' | 'isActive' | 'expiresAt' | 'allowedOrigins' | 'lastUsed'
 >;
 
+const NOT_FOUND = 'API key not found';
+
 /** Fields that may be cleared with `null` on update; `null` elsewhere is a 400. */
-const CLEARABLE = new Set(['description', 'expiresAt']);
+const CLEARABLE = ['description', 'expiresAt'] as const;
 
 /** Stands for "no expiry" in the stats pipeline: the latest date JavaScript can represent. */
 const NEVER = new Date(8.64e15);
@@ -91,7 +95,7 @@ export class ApiKeysService {
   async list(query: ListApiKeysQuery): Promise<{ items: ApiKey[]; pagination: Pagination }> {
     const filter: QueryFilter<ApiKey> = {};
     if (query.appId) filter.appId = query.appId;
-    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
     if (query.search) {
       const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
       filter.$or = [{ name: pattern }, { description: pattern }];
@@ -114,32 +118,21 @@ export class ApiKeysService {
     return { key: await this.get(String(created._id)), value };
   }
 
-  async get(id: string): Promise<ApiKey> {
-    const key = isValidObjectId(id) ? await this.keys.findById(id).lean<ApiKey>().exec() : null;
-    if (!key) throw new NotFoundException('API key not found');
-    return key;
+  get(id: string): Promise<ApiKey> {
+    return findByIdOr404(id, NOT_FOUND, (_id) => this.keys.findById(_id).lean<ApiKey>().exec());
   }
 
   /** The record and its decrypted value (for admins only). */
   async getWithValue(id: string): Promise<{ key: ApiKey; value: string }> {
-    const key = isValidObjectId(id)
-      ? await this.keys.findById(id).select('+encryptedKey').lean<ApiKey>().exec()
-      : null;
-    if (!key) throw new NotFoundException('API key not found');
+    const key = await findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.keys.findById(_id).select('+encryptedKey').lean<ApiKey>().exec(),
+    );
     const { encryptedKey, ...rest } = key;
     return { key: rest as ApiKey, value: decryptSecret(encryptedKey, this.encryptionKey) };
   }
 
   async update(id: string, dto: UpdateApiKeyDto): Promise<ApiKey> {
-    const set: Record<string, unknown> = {};
-    const unset: Record<string, 1> = {};
-    for (const [field, value] of Object.entries(dto)) {
-      if (value === undefined) continue;
-      if (value === null && CLEARABLE.has(field)) unset[field] = 1;
-      else if (value === null) throw new BadRequestException(`${field} must not be null`);
-      else set[field] = value;
-    }
-    return this.updateById(id, { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) });
+    return this.updateById(id, patchUpdate(dto, CLEARABLE));
   }
 
   async revoke(id: string): Promise<ApiKey> {
@@ -155,8 +148,7 @@ export class ApiKeysService {
   }
 
   async remove(id: string): Promise<void> {
-    const deleted = isValidObjectId(id) ? await this.keys.findByIdAndDelete(id).lean().exec() : null;
-    if (!deleted) throw new NotFoundException('API key not found');
+    await findByIdOr404(id, NOT_FOUND, (_id) => this.keys.findByIdAndDelete(_id).lean().exec());
   }
 
   /** A deleted app takes its keys with it, so a later app reusing the id cannot inherit them. */
@@ -198,14 +190,12 @@ export class ApiKeysService {
     return { keyHash: hashApiKey(value), encryptedKey: encryptSecret(value, this.encryptionKey) };
   }
 
-  private async updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
-    const key = isValidObjectId(id)
-      ? await this.keys
-          .findByIdAndUpdate(id, update, { returnDocument: 'after', runValidators: true })
-          .lean<ApiKey>()
-          .exec()
-      : null;
-    if (!key) throw new NotFoundException('API key not found');
-    return key;
+  private updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
+    return findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.keys
+        .findByIdAndUpdate(_id, update, { returnDocument: 'after', runValidators: true })
+        .lean<ApiKey>()
+        .exec(),
+    );
   }
 }

@@ -17,6 +17,6 @@ export class AppsController {
   @ApiOperation({ summary: 'Active apps, for the app switcher of any signed-in user' })
   @ApiOkEnvelope(PublicAppView, { isArray: true })
   async list() {
-    return ok((await this.apps.list({ activeOnly: 'true' })).map(toPublicAppView));
+    return ok((await this.apps.list({ activeOnly: true })).map(toPublicAppView));
   }
 }

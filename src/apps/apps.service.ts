@@ -1,8 +1,9 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
 import type { Model } from 'mongoose';
+import { patchUpdate } from '../common/database/patch-update';
 import { APP_DELETED, AppDeletedEvent } from './app-events';
 import type { CreateAppDto, ListAppsQuery, UpdateAppDto } from './dto/app-input.dto';
 import { App } from './schemas/app.schema';
@@ -46,7 +47,7 @@ export class AppsService {
 
   /** Apps by name; only the active ones when `activeOnly` is true. */
   list(query: ListAppsQuery = {}): Promise<App[]> {
-    const filter = query.activeOnly === 'true' ? { active: true } : {};
+    const filter = query.activeOnly ? { active: true } : {};
     return this.apps.find(filter).sort({ name: 1, id: 1 }).lean<App[]>().exec();
   }
 
@@ -56,21 +57,13 @@ export class AppsService {
     return this.requireApp(created.id);
   }
 
+  /** The fields sent; `description: null` removes the description, `null` elsewhere is a 400. */
   async update(appId: string, dto: UpdateAppDto): Promise<App> {
-    const set: Record<string, unknown> = {};
-    const unset: Record<string, 1> = {};
-    for (const [field, value] of Object.entries(dto)) {
-      if (value === undefined) continue;
-      if (value === null && field === 'description') unset.description = 1;
-      else if (value === null) throw new BadRequestException(`${field} must not be null`);
-      else set[field] = value;
-    }
     const updated = await this.apps
-      .findOneAndUpdate(
-        { id: appId },
-        { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
-        { returnDocument: 'after', runValidators: true },
-      )
+      .findOneAndUpdate({ id: appId }, patchUpdate(dto, ['description']), {
+        returnDocument: 'after',
+        runValidators: true,
+      })
       .lean<App>()
       .exec();
     if (!updated) throw new NotFoundException('App not found');

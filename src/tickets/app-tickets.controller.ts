@@ -8,12 +8,11 @@ import {
   Patch,
   Post,
   Query,
-  Req,
   Res,
   StreamableFile,
 } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Access } from '../common/auth/roles';
 import { done, ok, page } from '../common/http/envelope';
@@ -26,6 +25,7 @@ import {
 import {
   BulkDeleteTicketsDto,
   CreateTicketBody,
+  type CreateTicketInput,
   CreateTicketMessageDto,
   ListAppTicketsQuery,
   TicketStatsQuery,
@@ -40,7 +40,8 @@ import {
   toTicketMessageView,
   toTicketView,
 } from './dto/ticket.dto';
-import { contentDisposition, TicketAttachmentsService } from './ticket-attachments.service';
+import { contentDisposition } from './ticket-attachments.service';
+import { TicketForm } from './ticket-form';
 import { TicketStatsService } from './ticket-stats.service';
 import { TicketsService } from './tickets.service';
 
@@ -52,7 +53,6 @@ export class AppTicketsController {
   constructor(
     private readonly tickets: TicketsService,
     private readonly stats: TicketStatsService,
-    private readonly attachments: TicketAttachmentsService,
   ) {}
 
   @Get('stats')
@@ -75,8 +75,7 @@ export class AppTicketsController {
   @ApiBody({ type: CreateTicketBody })
   @ApiOkEnvelope(TicketView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.PAYLOAD_TOO_LARGE)
-  async create(@Param('appId') appId: string, @Req() request: FastifyRequest) {
-    const input = await this.attachments.readCreateRequest(request);
+  async create(@Param('appId') appId: string, @TicketForm() input: CreateTicketInput) {
     return ok(toTicketView(await this.tickets.create(appId, input)), 'Ticket created');
   }
 
@@ -86,7 +85,7 @@ export class AppTicketsController {
   @ApiPageEnvelope(TicketView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListAppTicketsQuery) {
-    const { items, pagination } = await this.tickets.list(query, appId);
+    const { items, pagination } = await this.tickets.list(appId, query);
     return page(items.map(toTicketView), pagination);
   }
 
@@ -105,7 +104,7 @@ export class AppTicketsController {
   @ApiOkEnvelope(TicketView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('messageId') id: string) {
-    return ok(toTicketView(await this.tickets.get(id, appId)));
+    return ok(toTicketView(await this.tickets.get(appId, id)));
   }
 
   @Patch(':messageId')
@@ -117,7 +116,7 @@ export class AppTicketsController {
     @Param('messageId') id: string,
     @Body() dto: UpdateAppTicketDto,
   ) {
-    return ok(toTicketView(await this.tickets.update(id, dto, appId)), 'Ticket updated');
+    return ok(toTicketView(await this.tickets.update(appId, id, dto)), 'Ticket updated');
   }
 
   @Delete(':messageId')
@@ -125,7 +124,7 @@ export class AppTicketsController {
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('messageId') id: string) {
-    await this.tickets.remove(id, appId);
+    await this.tickets.remove(appId, id);
     return done('Ticket deleted');
   }
 
@@ -138,7 +137,7 @@ export class AppTicketsController {
     @Param('messageId') id: string,
     @Body() dto: TicketStatusDto,
   ) {
-    const ticket = await this.tickets.update(id, { status: dto.status }, appId);
+    const ticket = await this.tickets.update(appId, id, { status: dto.status });
     return ok(toTicketView(ticket), 'Ticket status updated');
   }
 

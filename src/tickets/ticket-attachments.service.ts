@@ -1,66 +1,17 @@
-import {
-  BadRequestException,
-  Inject,
-  Injectable,
-  Logger,
-  NotFoundException,
-  PayloadTooLargeException,
-  ValidationPipe,
-} from '@nestjs/common';
-import type { MultipartFile, MultipartValue } from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import { Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/env';
 import { STORAGE_DRIVER, type StorageDriver, type StoredObject } from '../common/storage/storage-driver';
-import { CreateTicketDto } from './dto/ticket-input.dto';
+import type { UploadedFile } from './dto/ticket-input.dto';
 import type { TicketAttachment } from './schemas/ticket.schema';
 
-/** Limits of files uploaded with a ticket (the spec leaves them open). */
-export const UPLOAD_LIMITS = {
-  maxFiles: 5,
-  maxFileBytes: 5 * 1024 * 1024,
-  maxFields: 10,
-  maxFieldBytes: 64 * 1024,
-};
-
-/** No SVG or HTML: files a browser could run as script are refused even though downloads are attachments. */
-export const ALLOWED_MIME_TYPES = [
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'application/pdf',
-  'text/plain',
-] as const;
-
 const ATTACHMENT_KEY = /^[a-f\d]{32}$/;
-
-export interface UploadedFile {
-  filename: string;
-  mimetype: string;
-  data: Buffer;
-}
-
-export interface CreateTicketInput {
-  dto: CreateTicketDto;
-  files: UploadedFile[];
-}
 
 export interface AttachmentDownload {
   file: StoredObject;
   filename: string;
   mimetype: string;
-}
-
-/** The same pipeline options as the global pipe: multipart fields get the JSON body's validation. */
-const validation = new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true });
-
-/** A client's file name reduced to its last path segment, without control characters, at most 255 chars. */
-export function safeFilename(name: string | undefined): string {
-  const base = (name ?? '').split(/[/\\]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return clean.slice(0, 255) || 'attachment';
 }
 
 /** `Content-Disposition: attachment` with an ASCII fallback and the UTF-8 name (RFC 6266). */
@@ -72,7 +23,7 @@ export function contentDisposition(filename: string): string {
 
 const objectKey = (appId: string, ticketId: string, key: string) => `tickets/${appId}/${ticketId}/${key}`;
 
-/** Reads ticket creation requests (JSON or multipart) and keeps the files in the storage driver. */
+/** Keeps the files uploaded with tickets in the storage driver (the form is read by ticket-form.ts). */
 @Injectable()
 export class TicketAttachmentsService {
   private readonly logger = new Logger(TicketAttachmentsService.name);
@@ -81,77 +32,6 @@ export class TicketAttachmentsService {
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
-
-  /** The validated fields and the files of `POST /{appId}/tickets`; 400 naming fields, 413 for a big file. */
-  async readCreateRequest(request: FastifyRequest): Promise<CreateTicketInput> {
-    if (!request.isMultipart()) return { dto: await this.validate(request.body), files: [] };
-    const fields: Record<string, string> = {};
-    const files: UploadedFile[] = [];
-    const parts = request.parts({
-      limits: {
-        // One more than allowed, so the extra file reaches us and is answered 400 with a clear message.
-        files: UPLOAD_LIMITS.maxFiles + 1,
-        fileSize: UPLOAD_LIMITS.maxFileBytes,
-        fields: UPLOAD_LIMITS.maxFields,
-        fieldSize: UPLOAD_LIMITS.maxFieldBytes,
-      },
-    });
-    for await (const part of parts) {
-      if (part.type === 'file') {
-        const file = await this.readFile(part, files.length);
-        if (file) files.push(file);
-      } else {
-        this.readField(part, fields);
-      }
-    }
-    return { dto: await this.validate(fields), files };
-  }
-
-  private async readFile(part: MultipartFile, count: number): Promise<UploadedFile | null> {
-    // A form's empty file input arrives as a part without a name or content.
-    if (!part.filename) {
-      part.file.resume();
-      return null;
-    }
-    if (count >= UPLOAD_LIMITS.maxFiles) {
-      part.file.resume();
-      throw new BadRequestException(`files: at most ${UPLOAD_LIMITS.maxFiles} files may be attached`);
-    }
-    if (!(ALLOWED_MIME_TYPES as readonly string[]).includes(part.mimetype)) {
-      part.file.resume();
-      throw new BadRequestException(
-        `files: ${safeFilename(part.filename)} has type ${part.mimetype}; allowed: ${ALLOWED_MIME_TYPES.join(', ')}`,
-      );
-    }
-    let data: Buffer;
-    try {
-      data = await part.toBuffer();
-    } catch (error) {
-      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-        throw new PayloadTooLargeException(
-          `files: ${safeFilename(part.filename)} is larger than ${UPLOAD_LIMITS.maxFileBytes / 1024 / 1024} MiB`,
-        );
-      }
-      throw error;
-    }
-    if (data.length === 0) throw new BadRequestException(`files: ${safeFilename(part.filename)} is empty`);
-    return { filename: safeFilename(part.filename), mimetype: part.mimetype, data };
-  }
-
-  private readField(part: MultipartValue, fields: Record<string, string>): void {
-    if (part.valueTruncated) throw new BadRequestException(`${part.fieldname} is too long`);
-    if (Object.hasOwn(fields, part.fieldname)) {
-      throw new BadRequestException(`${part.fieldname} must be given once`);
-    }
-    fields[part.fieldname] = String(part.value);
-  }
-
-  private async validate(body: unknown): Promise<CreateTicketDto> {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new BadRequestException('The request body must be a JSON object or a multipart form');
-    }
-    return (await validation.transform(body, { type: 'body', metatype: CreateTicketDto })) as CreateTicketDto;
-  }
 
   /** Stores the files of a new ticket; if one fails, the ones already stored are removed. */
   async store(appId: string, ticketId: string, files: UploadedFile[]): Promise<TicketAttachment[]> {

@@ -1,4 +1,5 @@
-import { contentDisposition, safeFilename } from './ticket-attachments.service';
+import { contentDisposition } from './ticket-attachments.service';
+import { safeFilename } from './ticket-form';
 
 describe('attachment names', () => {
   it.each([

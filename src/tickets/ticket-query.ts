@@ -1,12 +1,12 @@
-import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { BadRequestException } from '@nestjs/common';
 import escapeStringRegexp from 'escape-string-regexp';
 import { type QueryFilter, type SortOrder, trusted } from 'mongoose';
+import { validObjectIdOr404 } from '../common/database/object-id';
 import type { ListAppTicketsQuery, TicketSortField } from './dto/ticket-input.dto';
 import type { Ticket } from './schemas/ticket.schema';
 
 export const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const OBJECT_ID = /^[a-f\d]{24}$/i;
 
 /** A createdAt range: `from` inclusive, `to` exclusive; either may be open. */
 export interface TimeRange {
@@ -75,6 +75,6 @@ export function ticketListSort(
 
 /** The lookup filter of one ticket; a malformed id is 404 like an unknown one. */
 export function ticketIdFilter(id: string, appId?: string): QueryFilter<Ticket> {
-  if (!OBJECT_ID.test(id)) throw new NotFoundException('Ticket not found');
-  return appId === undefined ? { _id: id } : { _id: id, appId };
+  const _id = validObjectIdOr404(id, 'Ticket not found');
+  return appId === undefined ? { _id } : { _id, appId };
 }

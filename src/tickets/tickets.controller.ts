@@ -11,7 +11,7 @@ import {
 } from '../common/swagger/envelope.decorators';
 import { ListTicketsQuery, TicketStatusDto, UpdateTicketDto } from './dto/ticket-input.dto';
 import { toTicketView, TicketView } from './dto/ticket.dto';
-import { TicketsService } from './tickets.service';
+import { ALL_APPS, TicketsService } from './tickets.service';
 
 /** The global family: tickets of every app, for the back office. */
 @ApiTags('Tickets')
@@ -26,7 +26,7 @@ export class TicketsController {
   @ApiPageEnvelope(TicketView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListTicketsQuery) {
-    const { items, pagination } = await this.tickets.list(query, query.appId);
+    const { items, pagination } = await this.tickets.list(query.appId ?? ALL_APPS, query);
     return page(items.map(toTicketView), pagination);
   }
 
@@ -36,7 +36,7 @@ export class TicketsController {
   @ApiOkEnvelope(TicketView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('messageId') id: string) {
-    return ok(toTicketView(await this.tickets.get(id)));
+    return ok(toTicketView(await this.tickets.get(ALL_APPS, id)));
   }
 
   @Patch(':messageId')
@@ -44,7 +44,7 @@ export class TicketsController {
   @ApiOkEnvelope(TicketView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(@Param('messageId') id: string, @Body() dto: UpdateTicketDto) {
-    return ok(toTicketView(await this.tickets.update(id, dto)), 'Ticket updated');
+    return ok(toTicketView(await this.tickets.update(ALL_APPS, id, dto)), 'Ticket updated');
   }
 
   @Delete(':messageId')
@@ -52,7 +52,7 @@ export class TicketsController {
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('messageId') id: string) {
-    await this.tickets.remove(id);
+    await this.tickets.remove(ALL_APPS, id);
     return done('Ticket deleted');
   }
 
@@ -61,6 +61,9 @@ export class TicketsController {
   @ApiOkEnvelope(TicketView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(@Param('messageId') id: string, @Body() dto: TicketStatusDto) {
-    return ok(toTicketView(await this.tickets.update(id, { status: dto.status })), 'Ticket status updated');
+    return ok(
+      toTicketView(await this.tickets.update(ALL_APPS, id, { status: dto.status })),
+      'Ticket status updated',
+    );
   }
 }

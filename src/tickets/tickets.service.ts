@@ -5,12 +5,13 @@ import { type Model, type QueryFilter, trusted, Types } from 'mongoose';
 import { AppsService } from '../apps/apps.service';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
-import type { CreateTicketMessageDto, ListAppTicketsQuery, UpdateAppTicketDto } from './dto/ticket-input.dto';
-import {
-  type AttachmentDownload,
-  type CreateTicketInput,
-  TicketAttachmentsService,
-} from './ticket-attachments.service';
+import type {
+  CreateTicketInput,
+  CreateTicketMessageDto,
+  ListAppTicketsQuery,
+  UpdateAppTicketDto,
+} from './dto/ticket-input.dto';
+import { type AttachmentDownload, TicketAttachmentsService } from './ticket-attachments.service';
 import { excerpt, TicketCreatedEvent, TicketCustomerMessageEvent, TicketEvents } from './ticket.events';
 import { ticketIdFilter, ticketListFilter, ticketListSort } from './ticket-query';
 import {
@@ -22,7 +23,13 @@ import {
   type TicketMessage,
 } from './schemas/ticket.schema';
 
-/** Tickets of both families: `appId` undefined means the global family (any app), else that app only. */
+/** The `appId` of the global family's calls: tickets of every app. */
+export const ALL_APPS = undefined;
+
+/**
+ * Tickets of both families. Every method takes the app first, as tenancy reads (`appId`, then the ticket):
+ * an app id confines the call to that app; ALL_APPS (undefined) is the global family, for any app.
+ */
 @Injectable()
 export class TicketsService {
   constructor(
@@ -76,7 +83,10 @@ export class TicketsService {
   }
 
   /** One page: two round trips (the page and the count). */
-  list(query: ListAppTicketsQuery, appId?: string): Promise<{ items: Ticket[]; pagination: Pagination }> {
+  list(
+    appId: string | undefined,
+    query: ListAppTicketsQuery,
+  ): Promise<{ items: Ticket[]; pagination: Pagination }> {
     return findPage(this.tickets, {
       filter: ticketListFilter(query, appId),
       sort: ticketListSort(query.sortBy, query.sortOrder),
@@ -85,7 +95,7 @@ export class TicketsService {
     });
   }
 
-  async get(id: string, appId?: string): Promise<Ticket> {
+  async get(appId: string | undefined, id: string): Promise<Ticket> {
     const ticket = await this.tickets.findOne(ticketIdFilter(id, appId)).lean<Ticket>().exec();
     if (!ticket) throw new NotFoundException('Ticket not found');
     return ticket;
@@ -95,7 +105,7 @@ export class TicketsService {
    * Applies status, priority and topic changes. Any status may follow any; entering resolved or closed
    * records `resolvedAt` (kept when moving between the two), going back to pending or in_progress clears it.
    */
-  async update(id: string, changes: UpdateAppTicketDto, appId?: string): Promise<Ticket> {
+  async update(appId: string | undefined, id: string, changes: UpdateAppTicketDto): Promise<Ticket> {
     const filter = ticketIdFilter(id, appId);
     const { status, priority, topic } = changes;
     if (status === undefined && priority === undefined && topic === undefined) {
@@ -109,7 +119,7 @@ export class TicketsService {
     if (status !== undefined) {
       Object.assign(set, { status, statusRank: STATUS_RANK[status] });
       if (!RESOLVED_STATUSES.includes(status)) unset.resolvedAt = 1;
-      else if (!(await this.get(id, appId)).resolvedAt) set.resolvedAt = new Date();
+      else if (!(await this.get(appId, id)).resolvedAt) set.resolvedAt = new Date();
     }
     const updated = await this.tickets
       .findOneAndUpdate(
@@ -124,7 +134,7 @@ export class TicketsService {
   }
 
   /** Deletes the ticket, then (best effort) its stored files. */
-  async remove(id: string, appId?: string): Promise<void> {
+  async remove(appId: string | undefined, id: string): Promise<void> {
     const deleted = await this.tickets
       .findOneAndDelete(ticketIdFilter(id, appId), { projection: { appId: 1, attachments: 1 } })
       .lean<Pick<Ticket, '_id' | 'appId' | 'attachments'>>()
@@ -168,7 +178,7 @@ export class TicketsService {
       .lean<Pick<Ticket, 'subject' | 'email'>>()
       .exec();
     if (!ticket) {
-      await this.get(id, appId);
+      await this.get(appId, id);
       throw new ConflictException(`A ticket holds at most ${MAX_MESSAGES_PER_TICKET} messages`);
     }
     if (message.isCustomer) {
@@ -200,7 +210,7 @@ export class TicketsService {
   }
 
   async openAttachment(appId: string, id: string, key: string): Promise<AttachmentDownload> {
-    const ticket = await this.get(id, appId);
+    const ticket = await this.get(appId, id);
     return this.attachments.open(appId, String(ticket._id), key, ticket.attachments);
   }
 }

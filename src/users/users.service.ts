@@ -4,6 +4,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import * as bcrypt from 'bcrypt';
 import { isValidObjectId, Model, Types } from 'mongoose';
 import type { AuthUser } from '../common/auth/current-user.decorator';
+import { findByIdOr404 } from '../common/database/object-id';
 import { Role } from '../common/auth/roles';
 import type { AppConfig } from '../config/env';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './dto/user-input.dto';
@@ -54,7 +55,7 @@ export class UsersService {
   async list(query: ListUsersQuery): Promise<User[]> {
     const filter: Record<string, unknown> = {};
     if (query.role) filter.role = query.role;
-    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
     return this.users.find(filter).sort({ createdAt: -1 }).lean<User[]>().exec();
   }
 
@@ -64,10 +65,8 @@ export class UsersService {
     return this.get(String(created._id));
   }
 
-  async get(id: string): Promise<User> {
-    const user = isValidObjectId(id) ? await this.users.findById(id).lean<User>().exec() : null;
-    if (!user) throw new NotFoundException('User not found');
-    return user;
+  get(id: string): Promise<User> {
+    return findByIdOr404(id, 'User not found', (_id) => this.users.findById(_id).lean<User>().exec());
   }
 
   async update(id: string, dto: UpdateUserDto): Promise<User> {
@@ -82,7 +81,7 @@ export class UsersService {
       .findByIdAndUpdate(
         id,
         { $set: set, ...(revokesTokens ? { $inc: { tokenVersion: 1 } } : {}) },
-        { new: true, runValidators: true },
+        { returnDocument: 'after', runValidators: true },
       )
       .lean<User>()
       .exec();

@@ -24,13 +24,9 @@ export class WantsPublicController {
   @ApiPageEnvelope(WantPublicView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListWantsQuery, @Voter() voterId: string) {
-    const { items, pagination } = await this.wants.list(appId, query);
-    const voted = await this.wants.votedIds(
-      voterId,
-      items.map((want) => want._id),
-    );
+    const { items, pagination } = await this.wants.listForVoter(appId, query, voterId);
     return page(
-      items.map((want) => toWantPublicView(want, voted.has(String(want._id)))),
+      items.map(({ want, hasVoted }) => toWantPublicView(want, hasVoted)),
       pagination,
     );
   }
@@ -48,8 +44,8 @@ export class WantsPublicController {
   @ApiOkEnvelope(WantPublicView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('id') id: string, @Voter() voterId: string) {
-    const want = await this.wants.get(appId, id);
-    return ok(toWantPublicView(want, await this.wants.hasVoted(voterId, want._id)));
+    const { want, hasVoted } = await this.wants.getForVoter(appId, id, voterId);
+    return ok(toWantPublicView(want, hasVoted));
   }
 
   @Post(':id/vote')

@@ -2,23 +2,23 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, SortOrder, trusted, Types } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
 import type { Priority } from '../common/priority';
 import { countByFields } from '../common/stats/count-by';
 import { findScoped, updateScoped } from '../common/tenancy/scoped';
-import type { CreateWantDto, ListWantsQuery, UpdateWantDto, WantStats } from './dto/want.dto';
+import type { CreateWantDto, ListWantsQuery, UpdateWantDto, WantForVoter, WantStats } from './dto/want.dto';
 import { WantVote } from './schemas/want-vote.schema';
 import { Want, WantSort, WantStatus } from './schemas/want.schema';
 import { WantCreatedEvent, WantEvents, WantStatusChangedEvent } from './want.events';
 
+/** Ties break on `_id` in the direction of `createdAt`, so each sort is one walk of an index (want.schema.ts). */
 const SORTS: Record<WantSort, Record<string, SortOrder>> = {
-  votes: { voteCount: -1, createdAt: -1 },
-  newest: { createdAt: -1 },
-  oldest: { createdAt: 1 },
+  votes: { voteCount: -1, createdAt: -1, _id: -1 },
+  newest: { createdAt: -1, _id: -1 },
+  oldest: { createdAt: 1, _id: 1 },
 };
-
-const isDuplicateKey = (error: unknown) => (error as { code?: unknown })?.code === 11000;
 
 @Injectable()
 export class WantsService {
@@ -33,6 +33,20 @@ export class WantsService {
     if (query.status) filter.status = query.status;
     if (query.category) filter.category = query.category;
     return findPage(this.wants, { filter, sort: SORTS[query.sort], page: query.page, limit: query.limit });
+  }
+
+  /** A page of the public board, each want with whether `voterId` has voted for it. */
+  async listForVoter(
+    appId: string,
+    query: ListWantsQuery,
+    voterId: string,
+  ): Promise<{ items: WantForVoter[]; pagination: Pagination }> {
+    const { items, pagination } = await this.list(appId, query);
+    const voted = await this.votedIds(
+      voterId,
+      items.map((want) => want._id),
+    );
+    return { items: items.map((want) => ({ want, hasVoted: voted.has(String(want._id)) })), pagination };
   }
 
   async create(appId: string, dto: CreateWantDto): Promise<Want> {
@@ -52,8 +66,14 @@ export class WantsService {
     return findScoped(this.wants, appId, id, 'Want not found');
   }
 
+  /** The want of this app with whether `voterId` has voted for it; 404 as `get`. */
+  async getForVoter(appId: string, id: string, voterId: string): Promise<WantForVoter> {
+    const want = await this.get(appId, id);
+    return { want, hasVoted: await this.hasVoted(voterId, want._id) };
+  }
+
   /** Which of these wants the voter has voted for: one query for a whole page. */
-  async votedIds(voterId: string, wantIds: Types.ObjectId[]): Promise<Set<string>> {
+  private async votedIds(voterId: string, wantIds: Types.ObjectId[]): Promise<Set<string>> {
     if (wantIds.length === 0) return new Set();
     const votes = await this.votes
       .find({ voterId, wantId: trusted({ $in: wantIds }) }, { wantId: 1 })
@@ -62,7 +82,7 @@ export class WantsService {
     return new Set(votes.map((vote) => String(vote.wantId)));
   }
 
-  async hasVoted(voterId: string, wantId: Types.ObjectId): Promise<boolean> {
+  private async hasVoted(voterId: string, wantId: Types.ObjectId): Promise<boolean> {
     return (await this.votes.exists({ voterId, wantId })) !== null;
   }
 
@@ -90,7 +110,11 @@ export class WantsService {
       delta === 0
         ? await this.wants.findById(want._id).lean<Want>().exec()
         : await this.wants
-            .findByIdAndUpdate(want._id, { $inc: { voteCount: delta } }, { new: true, timestamps: false })
+            .findByIdAndUpdate(
+              want._id,
+              { $inc: { voteCount: delta } },
+              { returnDocument: 'after', timestamps: false },
+            )
             .lean<Want>()
             .exec();
     if (!updated) throw new NotFoundException('Want not found');

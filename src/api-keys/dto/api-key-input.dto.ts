@@ -14,6 +14,7 @@ import {
 import { APP_ID_PATTERN } from '../../apps/schemas/app.schema';
 import { PaginationQueryDto, SORT_ORDERS } from '../../common/pagination/pagination';
 import { AllowedOriginsProperty } from '../../common/validation/allowed-origins.decorator';
+import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
 
 export const SEARCH_MAX_LENGTH = 100;
 export const API_KEY_SORT_FIELDS = [
@@ -109,10 +110,7 @@ export class ListApiKeysQuery extends PaginationQueryDto {
   @MaxLength(64)
   appId?: string;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  isActive?: 'true' | 'false';
+  @BooleanQuery() isActive?: boolean;
 
   @ApiPropertyOptional({
     maxLength: SEARCH_MAX_LENGTH,

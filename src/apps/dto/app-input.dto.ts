@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsBoolean,
-  IsIn,
   IsNotEmpty,
   IsOptional,
   IsString,
@@ -12,6 +11,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { AllowedOriginsProperty } from '../../common/validation/allowed-origins.decorator';
+import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
 import { APP_ID_PATTERN } from '../schemas/app.schema';
 
 export const APP_ID_MAX_LENGTH = 64;
@@ -127,8 +127,5 @@ export class CreateAppDto extends AppFieldsDto {
 export class UpdateAppDto extends PartialType(AppFieldsDto) {}
 
 export class ListAppsQuery {
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: only active apps' })
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  activeOnly?: 'true' | 'false';
+  @BooleanQuery('true: only active apps') activeOnly?: boolean;
 }

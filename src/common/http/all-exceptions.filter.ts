@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Error as MongooseError } from 'mongoose';
+import { type DuplicateKeyError, isDuplicateKey } from '../database/duplicate-key';
 import type { ErrorBody } from './envelope';
 
 interface Mapped {
@@ -21,11 +22,8 @@ const isFastifyError = (e: unknown): e is FastifyError =>
   (e as FastifyError).code.startsWith('FST_') &&
   typeof (e as FastifyError).statusCode === 'number';
 
-const isDuplicateKey = (e: unknown): e is Error & { keyPattern?: object } =>
-  e instanceof Error && (e as { code?: unknown }).code === 11000;
-
 /** The fields of the violated unique index: from `keyPattern`, else from the index name in the message. */
-function duplicateFields(error: Error & { keyPattern?: object }): string[] {
+function duplicateFields(error: Error & DuplicateKeyError): string[] {
   if (error.keyPattern) return Object.keys(error.keyPattern);
   const index = /index: (\S+)/.exec(error.message)?.[1] ?? '';
   return index.split(/_-?1(?:_|$)/).filter(Boolean);
@@ -74,7 +72,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
         error: FASTIFY_MESSAGES[exception.code] ?? exception.message,
       };
     }
-    if (isDuplicateKey(exception)) {
+    if (exception instanceof Error && isDuplicateKey(exception)) {
       const fields = duplicateFields(exception);
       return {
         status: HttpStatus.CONFLICT,

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation } from 'mongodb';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
-
-const DUPLICATE_KEY = 11000;
 
 export interface NewJob {
   type: EmailJobType;
@@ -51,8 +50,9 @@ export const LAPSED_DELIVERY_ERROR =
 
 /**
  * The queue's database operations. The hot path (scan, claim, finish) uses the driver directly: the filters
- * are built here, never from user input, and skipping Mongoose's document layer keeps a claim to one `_id`
- * round trip.
+ * are built here, never from user input, and skipping Mongoose's document layer keeps each step to one
+ * round trip for a whole batch (claims address jobs by claim key, outcomes by lock token: each a single
+ * lookup in a unique index).
  */
 @Injectable()
 export class EmailJobStore {
@@ -87,7 +87,7 @@ export class EmailJobStore {
         if (!(error instanceof MongoBulkWriteError)) throw error;
         const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
         for (const writeError of writeErrors) {
-          if (writeError.code !== DUPLICATE_KEY) throw error;
+          if (!isDuplicateKey(writeError)) throw error;
           duplicates.add(docs[writeError.index].idempotencyKey);
         }
       }
@@ -108,7 +108,10 @@ export class EmailJobStore {
     });
   }
 
-  /** Due jobs, most urgent first: the worker claims them one by one by `_id`. */
+  /**
+   * Due jobs, most urgent first, with the claim key of their next attempt: the worker claims them in
+   * batches with `claimMany` and checks their addresses against the suppression list first.
+   */
   async findDue(limit: number, now = new Date()): Promise<DueJob[]> {
     const docs = await this.collection
       .find(

@@ -1,6 +1,7 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isValidObjectId, Model } from 'mongoose';
+import { Model } from 'mongoose';
+import { findByIdOr404 } from '../../common/database/object-id';
 import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
 import { countByFields } from '../../common/stats/count-by';
@@ -20,10 +21,10 @@ export class EmailJobsService {
     return findPage(this.jobs, { filter, sort: { createdAt: -1 }, page: query.page, limit: query.limit });
   }
 
-  async get(id: string): Promise<EmailJob> {
-    const job = isValidObjectId(id) ? await this.jobs.findById(id).lean<EmailJob>().exec() : null;
-    if (!job) throw new NotFoundException('E-mail job not found');
-    return job;
+  get(id: string): Promise<EmailJob> {
+    return findByIdOr404(id, 'E-mail job not found', (_id) =>
+      this.jobs.findById(_id).lean<EmailJob>().exec(),
+    );
   }
 
   async stats(campaignId?: string): Promise<EmailJobStats> {

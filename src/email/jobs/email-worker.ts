@@ -32,10 +32,13 @@ const INTERVAL_NAME = 'email-worker';
 const REAP_EVERY_MS = 60_000;
 
 /**
- * Sends what is due in the `email_jobs` queue. Every `EMAIL_WORKER_INTERVAL_MS` it reaps lapsed leases, then
- * scans due jobs and works through them with `concurrency` slots: each slot claims one job by `_id` (an
- * atomic guarded update, so several workers never take the same job), sends it, and hands the outcome to a
- * buffer written with one `bulkWrite` per `finishBatchSize`. It repeats while jobs are due.
+ * Sends what is due in the `email_jobs` queue. Every `EMAIL_WORKER_INTERVAL_MS` a run starts: it reaps lapsed
+ * leases (again every minute while it lasts), scans up to `scanSize` due jobs, and works through them with
+ * `concurrency` slots. The slots take jobs from a feed that claims the next `concurrency` scanned jobs in one
+ * `bulkWrite` by their unique claim keys (whoever removes a key owns that job, so several workers never take
+ * the same one) and gives each claim its own lock token. A slot sends its job and hands the outcome to a
+ * buffer written with one `bulkWrite` per `finishBatchSize`, each update guarded by the claim's token. The
+ * run scans again while jobs are due and this worker still wins some of them.
  */
 @Injectable()
 export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {

@@ -25,7 +25,7 @@ export class SuppressionService {
       .findOneAndUpdate(
         { email: normalise(input.email) },
         { $set: { reason: input.reason, source: input.source, appId: input.appId ?? null } },
-        { upsert: true, new: true, runValidators: true },
+        { upsert: true, returnDocument: 'after', runValidators: true },
       )
       .lean<Suppression>()
       .orFail()

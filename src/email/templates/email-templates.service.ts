@@ -1,8 +1,10 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
-import { isValidObjectId, type Model, type QueryFilter, trusted, type UpdateQuery } from 'mongoose';
+import { type Model, type QueryFilter, trusted, type UpdateQuery } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
+import { findByIdOr404 } from '../../common/database/object-id';
+import { patchUpdate } from '../../common/database/patch-update';
 import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
 import type {
@@ -69,7 +71,7 @@ export class EmailTemplatesService {
   list(query: ListEmailTemplatesQuery): Promise<{ items: EmailTemplate[]; pagination: Pagination }> {
     const filter: QueryFilter<EmailTemplate> = { appId: query.appId ?? null };
     if (query.language) filter.language = query.language;
-    if (query.isActive) filter.isActive = query.isActive === 'true';
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
     if (query.search) {
       const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
       filter.$or = [{ name: pattern }, { subject: pattern }];
@@ -95,12 +97,10 @@ export class EmailTemplatesService {
     return created.toObject<EmailTemplate>();
   }
 
-  async get(id: string, appId: string | null): Promise<EmailTemplate> {
-    const found = isValidObjectId(id)
-      ? await this.templates.findOne({ _id: id, appId }).lean<EmailTemplate>().exec()
-      : null;
-    if (!found) throw new NotFoundException(NOT_FOUND);
-    return found;
+  get(id: string, appId: string | null): Promise<EmailTemplate> {
+    return findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.templates.findOne({ _id, appId }).lean<EmailTemplate>().exec(),
+    );
   }
 
   /** Full replacement within the scope; omitted optional fields return to their defaults. */
@@ -123,35 +123,35 @@ export class EmailTemplatesService {
   /** The fields sent only; `sender: null` removes the sender, `null` elsewhere is a 400. */
   async update(id: string, appId: string | null, dto: UpdateEmailTemplateDto): Promise<EmailTemplate> {
     this.checkSameScope(dto.appId, appId);
-    const { appId: _scope, version, sender, ...fields } = defined(dto);
-    for (const [field, value] of Object.entries(fields)) {
-      if (value === null) throw new BadRequestException(`${field} must not be null`);
-    }
-    if (version === null) throw new BadRequestException('version must not be null');
-    if (Object.keys(fields).length === 0 && sender === undefined && version === undefined) {
+    const { appId: _scope, ...changes } = dto;
+    const { $set, $unset } = patchUpdate(changes, ['sender']);
+    const { version, sender, ...fields } = $set;
+    if (Object.keys(fields).length === 0 && !sender && !$unset && version === undefined) {
       return this.get(id, appId);
     }
     this.validateSources(fields);
     const set: Record<string, unknown> = { ...fields };
     if (sender) set.sender = senderOf(sender);
-    return this.write(id, appId, set, sender === null ? ['sender'] : [], version);
+    return this.write(id, appId, set, Object.keys($unset ?? {}), version);
   }
 
   async remove(id: string, appId: string | null): Promise<void> {
-    const result = isValidObjectId(id) ? await this.templates.deleteOne({ _id: id, appId }).exec() : null;
-    if (!result?.deletedCount) throw new NotFoundException(NOT_FOUND);
+    await findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.templates
+        .findOneAndDelete({ _id, appId }, { projection: { _id: 1 } })
+        .lean()
+        .exec(),
+    );
   }
 
   /** Sets `isActive` to the value sent (not a content change: `version` stays). */
-  async toggle(id: string, appId: string | null, isActive: boolean): Promise<EmailTemplate> {
-    const updated = isValidObjectId(id)
-      ? await this.templates
-          .findOneAndUpdate({ _id: id, appId }, { $set: { isActive } }, { returnDocument: 'after' })
-          .lean<EmailTemplate>()
-          .exec()
-      : null;
-    if (!updated) throw new NotFoundException(NOT_FOUND);
-    return updated;
+  toggle(id: string, appId: string | null, isActive: boolean): Promise<EmailTemplate> {
+    return findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.templates
+        .findOneAndUpdate({ _id, appId }, { $set: { isActive } }, { returnDocument: 'after' })
+        .lean<EmailTemplate>()
+        .exec(),
+    );
   }
 
   /**
@@ -159,10 +159,9 @@ export class EmailTemplatesService {
    * omitted), named `dto.name` or `<name> (copy)`, same language, at version 1. A taken name is a 409.
    */
   async duplicate(id: string, dto: DuplicateEmailTemplateDto): Promise<EmailTemplate> {
-    const source = isValidObjectId(id)
-      ? await this.templates.findById(id).lean<EmailTemplate>().exec()
-      : null;
-    if (!source) throw new NotFoundException(NOT_FOUND);
+    const source = await findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.templates.findById(_id).lean<EmailTemplate>().exec(),
+    );
     const appId = await this.targetScope(dto.appId);
     this.validateSources(source);
     const name = dto.name ?? `${source.name.slice(0, NAME_MAX - COPY_SUFFIX.length)}${COPY_SUFFIX}`;
@@ -255,13 +254,11 @@ export class EmailTemplatesService {
       ...(unset.length ? { $unset: Object.fromEntries(unset.map((field) => [field, 1])) } : {}),
       ...(version === undefined ? { $inc: { version: 1 } } : {}),
     };
-    const updated = isValidObjectId(id)
-      ? await this.templates
-          .findOneAndUpdate({ _id: id, appId }, update, { returnDocument: 'after', runValidators: true })
-          .lean<EmailTemplate>()
-          .exec()
-      : null;
-    if (!updated) throw new NotFoundException(NOT_FOUND);
-    return updated;
+    return findByIdOr404(id, NOT_FOUND, (_id) =>
+      this.templates
+        .findOneAndUpdate({ _id, appId }, update, { returnDocument: 'after', runValidators: true })
+        .lean<EmailTemplate>()
+        .exec(),
+    );
   }
 }

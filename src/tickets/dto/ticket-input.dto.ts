@@ -102,6 +102,19 @@ export class CreateTicketDto {
   attachments?: HostedAttachmentInput[];
 }
 
+/** A file uploaded with a new ticket, read into memory (at most 5 MiB: see ticket-form.ts). */
+export interface UploadedFile {
+  filename: string;
+  mimetype: string;
+  data: Buffer;
+}
+
+/** What `POST /{appId}/tickets` hands to TicketsService.create: the validated fields and the files. */
+export interface CreateTicketInput {
+  dto: CreateTicketDto;
+  files: UploadedFile[];
+}
+
 /** The request body as documented: the JSON fields, or the same fields plus files as multipart/form-data. */
 export class CreateTicketBody extends CreateTicketDto {
   @ApiPropertyOptional({

@@ -14,7 +14,7 @@ export const RESOLVED_STATUSES: readonly TicketStatus[] = ['resolved', 'closed']
 
 /**
  * Sorting by status or priority follows the workflow and urgency, not the alphabet: the ranks are stored
- * beside the values (and kept in step by the service) so an index can serve those sorts.
+ * beside the values (and kept in step by the service) because a `find` can sort only by stored values.
  */
 export const STATUS_RANK: Record<TicketStatus, number> = {
   pending: 0,
@@ -79,47 +79,16 @@ export class Ticket {
 export type TicketDocument = HydratedDocument<Ticket>;
 export const TicketSchema = SchemaFactory.createForClass(Ticket);
 
-// App-scoped lists (GET /{appId}/tickets) and statistics: every query starts with appId. `_id` ends each key
-// because lists break ties on it, so the index yields the whole sort order.
-// Default sort (createdAt) and the startDate/endDate range of lists and statistics.
+// Only the shapes the code queries often or selectively (docs/decisions.md, "Tickets: indexes"). Each key
+// ends in `createdAt, _id` (the default sort, ties on `_id`, and the startDate/endDate range), so a default
+// page is read in order. Other filters and sorts narrow by one of these and sort the matches.
+// TicketsService.list (app family, default sort, date range) and TicketStatsService.stats ($match, recent).
 TicketSchema.index({ appId: 1, createdAt: -1, _id: -1 });
-// Filter by status, sorted by createdAt.
+// TicketsService.list filtered by status (the triage view: pending, in progress).
 TicketSchema.index({ appId: 1, status: 1, createdAt: -1, _id: -1 });
-// Filter by topic, sorted by createdAt.
-TicketSchema.index({ appId: 1, topic: 1, createdAt: -1, _id: -1 });
-// Filter by priority, sorted by createdAt.
-TicketSchema.index({ appId: 1, priority: 1, createdAt: -1, _id: -1 });
-// Filter by shopId (lists and statistics), sorted by createdAt.
+// TicketsService.list filtered by shopId, and TicketStatsService.stats for one shop.
 TicketSchema.index({ appId: 1, shopId: 1, createdAt: -1, _id: -1 });
-// Filter by the customer's e-mail, sorted by createdAt.
+// TicketsService.list filtered by the customer's e-mail (one customer's tickets).
 TicketSchema.index({ appId: 1, email: 1, createdAt: -1, _id: -1 });
-// sortBy=updatedAt.
-TicketSchema.index({ appId: 1, updatedAt: -1, _id: -1 });
-// sortBy=priority (urgency order).
-TicketSchema.index({ appId: 1, priorityRank: -1, _id: -1 });
-// sortBy=status (workflow order).
-TicketSchema.index({ appId: 1, statusRank: 1, _id: 1 });
-// sortBy=subject.
-TicketSchema.index({ appId: 1, subject: 1, _id: 1 });
-
-// The global list (GET /tickets) without an appId filter: the same filters and sorts across apps.
-// Default sort (createdAt) and the startDate/endDate range.
+// TicketsService.list without appId (GET /tickets, across apps): default sort and date range.
 TicketSchema.index({ createdAt: -1, _id: -1 });
-// Filter by status, sorted by createdAt.
-TicketSchema.index({ status: 1, createdAt: -1, _id: -1 });
-// Filter by topic, sorted by createdAt.
-TicketSchema.index({ topic: 1, createdAt: -1, _id: -1 });
-// Filter by priority, sorted by createdAt.
-TicketSchema.index({ priority: 1, createdAt: -1, _id: -1 });
-// Filter by shopId, sorted by createdAt.
-TicketSchema.index({ shopId: 1, createdAt: -1, _id: -1 });
-// Filter by the customer's e-mail, sorted by createdAt.
-TicketSchema.index({ email: 1, createdAt: -1, _id: -1 });
-// sortBy=updatedAt.
-TicketSchema.index({ updatedAt: -1, _id: -1 });
-// sortBy=priority.
-TicketSchema.index({ priorityRank: -1, _id: -1 });
-// sortBy=status.
-TicketSchema.index({ statusRank: 1, _id: 1 });
-// sortBy=subject.
-TicketSchema.index({ subject: 1, _id: 1 });

@@ -14,6 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Role, ROLES } from '../../common/auth/roles';
+import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
 import { BIO_MAX_LENGTH, LANGUAGES, THEMES } from '../schemas/user.schema';
 
 export const PASSWORD_MIN_LENGTH = 6;
@@ -148,8 +149,5 @@ export class UpdateUserDto {
 export class ListUsersQuery {
   @ApiPropertyOptional({ enum: ROLES }) @IsOptional() @IsEnum(Role) role?: Role;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  isActive?: 'true' | 'false';
+  @BooleanQuery() isActive?: boolean;
 }

@@ -114,6 +114,12 @@ export class WantPublicView extends OmitType(WantAdminView, ['priority'] as cons
   @ApiProperty() hasVoted: boolean;
 }
 
+/** A want as one voter sees it on the public board: with whether they have voted for it. */
+export interface WantForVoter {
+  want: Want;
+  hasVoted: boolean;
+}
+
 export class VoteResult {
   @ApiProperty() voteCount: number;
   @ApiProperty() hasVoted: boolean;

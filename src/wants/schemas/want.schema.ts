@@ -37,9 +37,13 @@ export class Want {
 
 export const WantSchema = SchemaFactory.createForClass(Want);
 
-// Lists sorted by votes (the default), optionally filtered by status.
-WantSchema.index({ appId: 1, status: 1, voteCount: -1, createdAt: -1 });
-// Lists sorted by newest/oldest.
-WantSchema.index({ appId: 1, createdAt: -1 });
-// Lists filtered by category.
-WantSchema.index({ appId: 1, category: 1, voteCount: -1 });
+// WantsService.list: the app, then any status or category equality, then the whole sort of SORTS in
+// WantsService (`_id` included: findPage breaks ties on it), so a page is read in order, not sorted.
+// sort=votes (the default) without a filter.
+WantSchema.index({ appId: 1, voteCount: -1, createdAt: -1, _id: -1 });
+// sort=votes filtered by status.
+WantSchema.index({ appId: 1, status: 1, voteCount: -1, createdAt: -1, _id: -1 });
+// sort=votes filtered by category.
+WantSchema.index({ appId: 1, category: 1, voteCount: -1, createdAt: -1, _id: -1 });
+// sort=newest, and sort=oldest walking it backwards.
+WantSchema.index({ appId: 1, createdAt: -1, _id: -1 });

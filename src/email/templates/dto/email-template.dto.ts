@@ -20,6 +20,7 @@ import {
 import { APP_ID_MAX_LENGTH } from '../../../apps/dto/app-input.dto';
 import { APP_ID_PATTERN } from '../../../apps/schemas/app.schema';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
+import { BooleanQuery } from '../../../common/validation/boolean-query.decorator';
 import {
   BODY_MAX,
   type EmailTemplate,
@@ -174,10 +175,7 @@ export class ListEmailTemplatesQuery extends PaginationQueryDto {
   @IsIn(TEMPLATE_LANGUAGES)
   language?: TemplateLanguage;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  isActive?: 'true' | 'false';
+  @BooleanQuery() isActive?: boolean;
 
   @ApiPropertyOptional({ maxLength: SEARCH_MAX, description: 'Case-insensitive text in name or subject' })
   @IsOptional()
