@@ -1,4 +1,4 @@
-import { type DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -41,10 +41,7 @@ const DEFAULT_RATE_LIMIT = 600;
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    {
-      provide: APP_PIPE,
-      useFactory: (): ValidationPipe => createValidationPipe(),
-    },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
     // Global guards run in this order: throttling first, so unauthenticated floods are limited too.
     { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_GUARD, useClass: CredentialGuard },

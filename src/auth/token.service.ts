@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
-import type { AppConfig } from '../config/env';
+import type { AppConfig, Duration } from '../config/env';
 import { SecretKeys } from '../config/secret-keys';
 
 export const TOKEN_ISSUER = 'admin-service';
@@ -14,23 +14,20 @@ export interface BackOfficeClaims {
   tv: number;
 }
 
-/** `JWT_EXPIRES_IN` as the validated `<n>s|m|h|d` the signing library takes. */
-export type TokenLifetime = `${number}${'s' | 'm' | 'h' | 'd'}`;
-
 /**
  * Signs back-office bearer tokens: HS256, issuer and audience set. The `bearer` strategy beside it
  * (bearer.strategy.ts) verifies them with the same key, algorithm, issuer and audience.
  */
 @Injectable()
 export class TokenService {
-  private readonly lifetime: TokenLifetime;
+  private readonly lifetime: Duration;
 
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: SecretKeys,
     config: ConfigService<AppConfig, true>,
   ) {
-    this.lifetime = config.get('JWT_EXPIRES_IN', { infer: true }) as TokenLifetime;
+    this.lifetime = config.get('JWT_EXPIRES_IN', { infer: true });
   }
 
   sign(claims: BackOfficeClaims): Promise<string> {

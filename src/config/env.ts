@@ -15,13 +15,16 @@ import {
 } from 'class-validator';
 import { resolveAppSecret } from './app-secret';
 
+/** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
+export type Duration = `${number}${'s' | 'm' | 'h' | 'd'}`;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value !== '' ? Number(value) : value;
 const toBool = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : (value as unknown);
+  value === 'true' ? true : value === 'false' ? false : value;
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /**
@@ -79,7 +82,7 @@ export class Env {
   BCRYPT_COST = 12;
 
   @Matches(/^\d+[smhd]$/, { message: 'must be a duration such as 15m, 1h or 7d' })
-  JWT_EXPIRES_IN = '1h';
+  JWT_EXPIRES_IN: Duration = '1h';
 
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/commo
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import * as bcrypt from 'bcrypt';
-import { isValidObjectId, Model, Types } from 'mongoose';
+import { isObjectIdOrHexString, Model, Types } from 'mongoose';
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { findByIdOr404 } from '../common/database/object-id';
 import { Role } from '../common/auth/roles';
@@ -27,7 +27,7 @@ export const displayName = (user: Pick<User, 'firstName' | 'lastName'>) =>
 /** Flattens `{profile:{bio}}` into `{'profile.bio'}` so a partial update keeps the sibling fields. */
 function dotted(prefix: string, value: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     if (inner === undefined) continue;
     const path = `${prefix}.${key}`;
     if (inner && typeof inner === 'object' && !Array.isArray(inner)) Object.assign(out, dotted(path, inner));
@@ -118,7 +118,7 @@ export class UsersService {
 
   /** For the bearer guard: one lookup by `_id`. */
   findTokenSubject(id: string): Promise<TokenSubject | null> {
-    if (!isValidObjectId(id)) return Promise.resolve(null);
+    if (!isObjectIdOrHexString(id)) return Promise.resolve(null);
     return this.users
       .findById(id)
       .select('email firstName lastName role isActive +tokenVersion')

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import type { EndUserPrincipal } from '../../common/auth/end-user.decorator';
-import type { AppConfig } from '../../config/env';
+import type { AppConfig, Duration } from '../../config/env';
 import { SecretKeys } from '../../config/secret-keys';
-import { TOKEN_ISSUER, type TokenLifetime } from '../token.service';
+import { TOKEN_ISSUER } from '../token.service';
 
 /** The audience of end-user tokens; back-office routes never accept it (other audience, other key). */
 export const END_USER_AUDIENCE = 'end-user';
@@ -22,14 +22,14 @@ export interface EndUserClaims {
  */
 @Injectable()
 export class EndUserTokenService {
-  private readonly lifetime: TokenLifetime;
+  private readonly lifetime: Duration;
 
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: SecretKeys,
     config: ConfigService<AppConfig, true>,
   ) {
-    this.lifetime = config.get('JWT_EXPIRES_IN', { infer: true }) as TokenLifetime;
+    this.lifetime = config.get('JWT_EXPIRES_IN', { infer: true });
   }
 
   sign(user: EndUserPrincipal): Promise<string> {

@@ -45,7 +45,8 @@ function strategyGuard(credential: Credential): CanActivate {
       _info: unknown,
       context: ExecutionContext,
     ) {
-      if (err) throw err;
+      // Strategies fail with HttpExceptions (401/403); anything else is an error of ours (500 with errorId).
+      if (err) throw err instanceof Error ? err : new Error('A credential strategy failed without an Error');
       if (!caller) throw failure(credential, context.switchToHttp().getRequest<RequestWithHeaders>());
       return caller;
     }

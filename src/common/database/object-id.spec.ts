@@ -22,19 +22,19 @@ describe('validObjectIdOr404', () => {
 
 describe('findByIdOr404', () => {
   it('hands the id to the lookup and returns what it found', async () => {
-    const find = jest.fn(async (id: string) => ({ _id: id, name: 'x' }));
+    const find = jest.fn((id: string) => Promise.resolve({ _id: id, name: 'x' }));
     await expect(findByIdOr404(ID, 'Thing not found', find)).resolves.toEqual({ _id: ID, name: 'x' });
     expect(find).toHaveBeenCalledWith(ID);
   });
 
   it('answers 404 when the lookup finds nothing', async () => {
-    await expect(findByIdOr404(ID, 'Thing not found', async () => null)).rejects.toThrow(
+    await expect(findByIdOr404(ID, 'Thing not found', () => Promise.resolve(null))).rejects.toThrow(
       new NotFoundException('Thing not found'),
     );
   });
 
   it('answers 404 for a malformed id without calling the lookup', async () => {
-    const find = jest.fn(async () => ({}));
+    const find = jest.fn(() => Promise.resolve({}));
     await expect(findByIdOr404('nope', 'Thing not found', find)).rejects.toBeInstanceOf(NotFoundException);
     expect(find).not.toHaveBeenCalled();
   });

@@ -1,7 +1,13 @@
 import type { Model, PipelineStage } from 'mongoose';
 
+/** One row of a `$group` by a scalar field. */
+export interface GroupCount {
+  _id: string | number | boolean | null;
+  count: number;
+}
+
 /** `[{_id:'open', count:3}, …]` from a `$group` stage → `{open: 3, …}` (null keys are skipped). */
-export function countsByKey(groups: { _id: unknown; count: number }[]): Record<string, number> {
+export function countsByKey(groups: GroupCount[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const group of groups) {
     if (group._id === null || group._id === undefined) continue;
@@ -22,7 +28,7 @@ export async function countByFields<T, F extends string>(
   const facets: Record<string, PipelineStage.FacetPipelineStage[]> = { total: [{ $count: 'count' }] };
   for (const field of fields) facets[field] = [{ $group: { _id: `$${field}`, count: { $sum: 1 } } }];
   const [result] = await model
-    .aggregate<Record<string, { _id: unknown; count: number }[]>>([{ $match: match }, { $facet: facets }])
+    .aggregate<Record<string, GroupCount[]>>([{ $match: match }, { $facet: facets }])
     .exec();
   const by = {} as Record<F, Record<string, number>>;
   for (const field of fields) by[field] = countsByKey(result?.[field] ?? []);

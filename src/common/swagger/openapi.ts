@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorSchema } from './envelope.decorators';
 
 /** Names of the security schemes; the credential decorators refer to them. */
@@ -53,7 +54,7 @@ function addUnexpectedErrorResponse(document: OpenAPIObject): void {
   for (const pathItem of Object.values(document.paths)) {
     for (const operation of Object.values(pathItem)) {
       if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
-      operation.responses['500'] ??= {
+      (operation as OperationObject).responses['500'] ??= {
         description: 'Unexpected error; the message carries an errorId that is also in the server log',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorSchema' } } },
       };

@@ -13,7 +13,7 @@ const validate = (value: unknown) =>
 
 describe('createValidationPipe', () => {
   it('gives the handler a DTO instance with its transforms applied', async () => {
-    const body = await validate({ name: 'a', count: '3' });
+    const body: unknown = await validate({ name: 'a', count: '3' });
     expect(body).toBeInstanceOf(Body);
     expect(body).toEqual(Object.assign(new Body(), { name: 'a', count: 3 }));
   });

@@ -78,7 +78,7 @@ function connectWithoutNagle(options: { host?: string; port?: number }, callback
  */
 export class SmtpTransport implements MailTransport {
   readonly provider = 'smtp';
-  private readonly transporter: Transporter;
+  private readonly transporter: Transporter<SMTPPool.SentMessageInfo>;
 
   constructor(url: string, maxConnections: number) {
     const plain = url.startsWith('smtp://');

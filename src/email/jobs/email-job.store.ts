@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation } from 'mongodb';
+import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation, type WriteError } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
@@ -85,7 +85,7 @@ export class EmailJobStore {
         await this.collection.insertMany(docs, { ordered: false });
       } catch (error) {
         if (!(error instanceof MongoBulkWriteError)) throw error;
-        const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+        const writeErrors: WriteError[] = [error.writeErrors].flat();
         for (const writeError of writeErrors) {
           if (!isDuplicateKey(writeError)) throw error;
           duplicates.add(docs[writeError.index].idempotencyKey);

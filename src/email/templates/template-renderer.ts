@@ -9,7 +9,8 @@ import Handlebars from 'handlebars';
 
 /** The fields of a template that rendering needs; `_id` and `updatedAt` key the compiled-template cache. */
 export interface RenderableTemplate {
-  _id?: unknown;
+  /** An ObjectId (or its hex string): part of the compile cache's key. */
+  _id?: { toString(): string } | null;
   updatedAt?: Date | string | number;
   subject: string;
   htmlTemplate: string;
