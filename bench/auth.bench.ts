@@ -6,7 +6,9 @@
  *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench:auth   (before/after in one run)
  *
  * - `GET /auth/me` with a back-office bearer token (bearer strategy: JWT check + one user lookup by _id);
- * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list).
+ * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list);
+ * - `GET /auth/me` with a token signed by another key: 401 after the signature check, no database work, so
+ *   it shows what the pipeline itself (throttler, guard, Passport, JWT, error filter) costs.
  *
  * Each server is `node dist/main.js` as a child process on one in-memory dev database (a database each),
  * with NODE_ENV=production and LOG_LEVEL=warn. autocannon runs 50 connections for BENCH_DURATION seconds
@@ -16,7 +18,7 @@
  */
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,7 +34,7 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
 interface Target {
   label: string;
   baseUrl: string;
-  headers: { me: Record<string, string>; wants: Record<string, string> };
+  headers: { me: Record<string, string>; wants: Record<string, string>; forged: Record<string, string> };
   wantsPath: string;
   stop(): void;
 }
@@ -122,13 +124,24 @@ async function startServer(label: string, dist: string, mongoUri: string): Promi
   return {
     label,
     baseUrl,
-    headers: { me: bearer, wants: apiKey },
+    headers: {
+      me: bearer,
+      wants: apiKey,
+      forged: { authorization: `Bearer ${forgedToken(String(login.token))}` },
+    },
     wantsPath: `/${appId}/wants`,
     stop: () => {
       child.kill('SIGTERM');
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The same claims signed with another key: well-formed, refused at the signature. */
+function forgedToken(token: string): string {
+  const [header, payload] = token.split('.');
+  const signature = createHmac('sha256', randomBytes(32)).update(`${header}.${payload}`).digest('base64url');
+  return `${header}.${payload}.${signature}`;
 }
 
 /** Bare Fastify answering a JSON body of the same size, in a process of its own like the servers. */
@@ -203,6 +216,11 @@ async function main(): Promise<void> {
           url: `${target.baseUrl}${target.wantsPath}`,
           headers: target.headers.wants,
         },
+        {
+          name: `${target.label} GET /auth/me forged → 401`,
+          url: `${target.baseUrl}/auth/me`,
+          headers: target.headers.forged,
+        },
       ]),
     ];
     // A short warm-up each (JIT, connection pools), then two rounds in alternating order.
@@ -225,11 +243,11 @@ async function main(): Promise<void> {
       scenario: name,
       'req/s': Math.round(mean(rps)),
       'ratio to bare Fastify': Number((mean(rps) / bareRps).toFixed(3)),
-      'non-2xx': non2xx,
+      'non-2xx (401 expected when forged)': non2xx,
     }));
     console.table(rows);
     if (targets.length === 2) {
-      for (const path of ['GET /auth/me', 'GET /:appId/wants']) {
+      for (const path of ['GET /auth/me', 'GET /:appId/wants', 'GET /auth/me forged → 401']) {
         const after = mean(results.get(`after ${path}`)!.rps);
         const before = mean(results.get(`before ${path}`)!.rps);
         console.log(`${path}: after/before = ${(after / before).toFixed(3)}`);

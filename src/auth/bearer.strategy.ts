@@ -21,7 +21,8 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   ) {
     super({
       jwtFromRequest: bearerToken,
-      secretOrKey: keys.jwt,
+      // A KeyObject (see SecretKeys); the typings list only string | Buffer, jsonwebtoken takes it as is.
+      secretOrKey: keys.jwt as unknown as Buffer,
       algorithms: ['HS256'],
       issuer: TOKEN_ISSUER,
       audience: BACK_OFFICE_AUDIENCE,

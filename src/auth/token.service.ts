@@ -34,7 +34,7 @@ export class TokenService {
     return this.jwt.signAsync(
       { role: claims.role, tv: claims.tv },
       {
-        secret: this.keys.jwt,
+        privateKey: this.keys.jwt,
         algorithm: 'HS256',
         issuer: TOKEN_ISSUER,
         audience: BACK_OFFICE_AUDIENCE,

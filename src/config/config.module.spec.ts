@@ -49,9 +49,15 @@ describe('AppConfigModule', () => {
 
   it('derives the per-purpose keys from APP_SECRET once', async () => {
     const { keys } = await configIn('', { APP_SECRET: secret });
-    expect(keys.jwt.equals(deriveKey(secret, 'jwt'))).toBe(true);
+    expect(keys.jwt.export().equals(deriveKey(secret, 'jwt'))).toBe(true);
     expect(keys.apiKeyEncryption.equals(deriveKey(secret, 'api-key-encryption'))).toBe(true);
-    const all = [keys.jwt, keys.endUserJwt, keys.apiKeyEncryption, keys.linkToken, keys.magicLink];
+    const all = [
+      keys.jwt.export(),
+      keys.endUserJwt.export(),
+      keys.apiKeyEncryption,
+      keys.linkToken,
+      keys.magicLink,
+    ];
     expect(new Set(all.map((key) => key.toString('hex'))).size).toBe(all.length);
   });
 

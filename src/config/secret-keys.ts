@@ -1,14 +1,18 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { deriveKey } from '../common/crypto/derive-key';
 
 /**
  * The per-purpose keys, derived from APP_SECRET once at start-up (HKDF) and injected where they are used,
  * so no service reads the master secret itself and a key of one purpose never serves another.
+ *
+ * The JWT keys are KeyObjects: given a Buffer, jsonwebtoken first tries to parse it as a PEM public key on
+ * every sign and verify, and the exception that attempt throws cost about a third of a request's CPU.
  */
 export class SecretKeys {
   /** Signs back-office bearer tokens. */
-  readonly jwt: Buffer;
+  readonly jwt: KeyObject;
   /** Signs end-user (magic-link) bearer tokens: a key of its own, so neither kind verifies as the other. */
-  readonly endUserJwt: Buffer;
+  readonly endUserJwt: KeyObject;
   /** Encrypts the stored copy of API key values (AES-256-GCM). */
   readonly apiKeyEncryption: Buffer;
   /** Signs open, click and unsubscribe links. */
@@ -17,8 +21,8 @@ export class SecretKeys {
   readonly magicLink: Buffer;
 
   constructor(masterSecret: string) {
-    this.jwt = deriveKey(masterSecret, 'jwt');
-    this.endUserJwt = deriveKey(masterSecret, 'end-user-jwt');
+    this.jwt = createSecretKey(deriveKey(masterSecret, 'jwt'));
+    this.endUserJwt = createSecretKey(deriveKey(masterSecret, 'end-user-jwt'));
     this.apiKeyEncryption = deriveKey(masterSecret, 'api-key-encryption');
     this.linkToken = deriveKey(masterSecret, 'link-token');
     this.magicLink = deriveKey(masterSecret, 'magic-link');

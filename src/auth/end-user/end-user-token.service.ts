@@ -36,7 +36,7 @@ export class EndUserTokenService {
     return this.jwt.signAsync(
       { email: user.email, appId: user.appId },
       {
-        secret: this.keys.endUserJwt,
+        privateKey: this.keys.endUserJwt,
         algorithm: 'HS256',
         issuer: TOKEN_ISSUER,
         audience: END_USER_AUDIENCE,

@@ -54,7 +54,12 @@ describe('EndUserStrategy', () => {
   it('refuses a back-office token, even one signed with the end-user key', async () => {
     const backOffice = await jwt.signAsync(
       { email: person.email, appId: person.appId },
-      { secret: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: BACK_OFFICE_AUDIENCE, subject: person.id },
+      {
+        privateKey: keys.endUserJwt,
+        issuer: TOKEN_ISSUER,
+        audience: BACK_OFFICE_AUDIENCE,
+        subject: person.id,
+      },
     );
     expect((await authenticate(`Bearer ${backOffice}`)).caller).toBe(false);
   });
@@ -62,7 +67,7 @@ describe('EndUserStrategy', () => {
   it('refuses an end-user token signed with the back-office key', async () => {
     const forged = await jwt.signAsync(
       { email: person.email, appId: person.appId },
-      { secret: keys.jwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+      { privateKey: keys.jwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${forged}`)).caller).toBe(false);
   });
@@ -70,12 +75,12 @@ describe('EndUserStrategy', () => {
   it('refuses an expired token and one without appId', async () => {
     const expired = await jwt.signAsync(
       { email: person.email, appId: person.appId, exp: Math.floor(Date.now() / 1000) - 5 },
-      { secret: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+      { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${expired}`)).caller).toBe(false);
     const withoutApp = await jwt.signAsync(
       { email: person.email },
-      { secret: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+      { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${withoutApp}`)).error).toBeDefined();
   });

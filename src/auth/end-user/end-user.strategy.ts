@@ -21,7 +21,8 @@ export class EndUserStrategy extends PassportStrategy(Strategy, 'end-user') {
   constructor(keys: SecretKeys) {
     super({
       jwtFromRequest: bearerToken,
-      secretOrKey: keys.endUserJwt,
+      // A KeyObject (see SecretKeys); the typings list only string | Buffer, jsonwebtoken takes it as is.
+      secretOrKey: keys.endUserJwt as unknown as Buffer,
       algorithms: ['HS256'],
       issuer: TOKEN_ISSUER,
       audience: END_USER_AUDIENCE,
