@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { JwtModule } from '@nestjs/jwt';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
@@ -6,11 +7,12 @@ import { AuthService } from './auth.service';
 import { BearerStrategy } from './bearer.strategy';
 import { EndUserTokenService } from './end-user/end-user-token.service';
 import { EndUserStrategy } from './end-user/end-user.strategy';
+import { jwtOptions } from './jwt-options';
 import { TokenService } from './token.service';
 
 /** Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here. */
 @Module({
-  imports: [JwtModule.register({}), UsersModule],
+  imports: [JwtModule.registerAsync({ inject: [ConfigService], useFactory: jwtOptions }), UsersModule],
   controllers: [AuthController],
   providers: [AuthService, TokenService, BearerStrategy, EndUserTokenService, EndUserStrategy],
   exports: [TokenService, EndUserTokenService],

@@ -5,7 +5,8 @@ import { bearerToken } from '../common/auth/bearer-token';
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { SecretKeys } from '../config/secret-keys';
 import { displayName, UsersService } from '../users/users.service';
-import { BACK_OFFICE_AUDIENCE, type BackOfficeClaims, TOKEN_ISSUER } from './token.service';
+import { TOKEN_ISSUER } from './jwt-options';
+import { BACK_OFFICE_AUDIENCE, type BackOfficeClaims } from './token.service';
 
 /**
  * The back-office bearer token (`Authorization: Bearer <jwt>`): HS256 only, issuer and audience pinned, then

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
-import type { AppConfig, Duration } from '../config/env';
 import { SecretKeys } from '../config/secret-keys';
 
-export const TOKEN_ISSUER = 'admin-service';
+export { TOKEN_ISSUER } from './jwt-options';
 export const BACK_OFFICE_AUDIENCE = 'admin-service:back-office';
 
 /** Claims of a back-office bearer token. `tv` is the user's token version at signing time. */
@@ -15,32 +13,20 @@ export interface BackOfficeClaims {
 }
 
 /**
- * Signs back-office bearer tokens: HS256, issuer and audience set. The `bearer` strategy beside it
- * (bearer.strategy.ts) verifies them with the same key, algorithm, issuer and audience.
+ * Signs back-office bearer tokens (algorithm, issuer and lifetime from jwt-options.ts). The `bearer`
+ * strategy beside it (bearer.strategy.ts) verifies them with the same key, algorithm, issuer and audience.
  */
 @Injectable()
 export class TokenService {
-  private readonly lifetime: Duration;
-
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: SecretKeys,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.lifetime = config.get('JWT_EXPIRES_IN', { infer: true });
-  }
+  ) {}
 
   sign(claims: BackOfficeClaims): Promise<string> {
     return this.jwt.signAsync(
       { role: claims.role, tv: claims.tv },
-      {
-        privateKey: this.keys.jwt,
-        algorithm: 'HS256',
-        issuer: TOKEN_ISSUER,
-        audience: BACK_OFFICE_AUDIENCE,
-        subject: claims.sub,
-        expiresIn: this.lifetime,
-      },
+      { privateKey: this.keys.jwt, audience: BACK_OFFICE_AUDIENCE, subject: claims.sub },
     );
   }
 }

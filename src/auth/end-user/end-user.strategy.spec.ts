@@ -3,12 +3,16 @@ import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import passport from 'passport';
 import { SecretKeys } from '../../config/secret-keys';
-import { BACK_OFFICE_AUDIENCE, TOKEN_ISSUER } from '../token.service';
+import { jwtOptions, TOKEN_ISSUER } from '../jwt-options';
+import { BACK_OFFICE_AUDIENCE } from '../token.service';
 import { EndUserTokenService } from './end-user-token.service';
 import { EndUserStrategy } from './end-user.strategy';
 
 const keys = new SecretKeys('end-user-spec-secret-that-is-long-enough-to-use');
-const tokens = new EndUserTokenService(new JwtService(), keys, new ConfigService({ JWT_EXPIRES_IN: '15m' }));
+const tokens = new EndUserTokenService(
+  new JwtService(jwtOptions(new ConfigService({ JWT_EXPIRES_IN: '15m' }))),
+  keys,
+);
 const jwt = new JwtService();
 const person = { id: '665f1c0a9d3e4b2a1c0d9e8f', email: 'ada@example.com', appId: 'shop' };
 
@@ -39,6 +43,15 @@ describe('EndUserStrategy', () => {
   it('accepts a token from EndUserTokenService and yields the person and app', async () => {
     const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`);
     expect(outcome).toEqual({ error: null, caller: person });
+  });
+
+  it('signs HS256 tokens for the end-user audience with the configured lifetime', async () => {
+    const token = await tokens.sign(person);
+    const header = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()) as { alg: string };
+    const claims = jwt.decode<Record<string, unknown>>(token);
+    expect(header.alg).toBe('HS256');
+    expect(claims).toMatchObject({ iss: TOKEN_ISSUER, aud: 'end-user', sub: person.id, appId: 'shop' });
+    expect(Number(claims.exp) - Number(claims.iat)).toBe(15 * 60);
   });
 
   it('accepts the token on a route of its own app', async () => {

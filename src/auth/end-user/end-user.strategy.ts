@@ -4,7 +4,7 @@ import { Strategy } from 'passport-jwt';
 import { bearerToken } from '../../common/auth/bearer-token';
 import type { EndUserPrincipal } from '../../common/auth/end-user.decorator';
 import { SecretKeys } from '../../config/secret-keys';
-import { TOKEN_ISSUER } from '../token.service';
+import { TOKEN_ISSUER } from '../jwt-options';
 import { END_USER_AUDIENCE, type EndUserClaims } from './end-user-token.service';
 
 /** The part of the request this strategy reads besides the token. */
