@@ -95,6 +95,12 @@ describe('Platform: envelope, errors, pagination, security headers', () => {
       expect(res.body.data.map((i: { name: string }) => i.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
     });
 
+    it('accepts the last allowed page', async () => {
+      const res = await t.http.get('/__probe/items', { query: { page: '10000', limit: '100' } });
+      expect(res.status).toBe(200);
+      expect(res.body.pagination).toMatchObject({ page: 10000, limit: 100 });
+    });
+
     it('returns the requested page', async () => {
       const res = await t.http.get('/__probe/items', { query: { page: 2, limit: 2 } });
       expect(res.body.pagination).toEqual({ page: 2, limit: 2, total: 5, pages: 3 });
@@ -107,6 +113,14 @@ describe('Platform: envelope, errors, pagination, security headers', () => {
       ['limit', '0'],
       ['limit', '101'],
       ['limit', '2.5'],
+      // Only decimal digits in range (issue 12): no page 1e20, no hexadecimal page 16.
+      ['page', '99999999999999999999'],
+      ['page', '10001'],
+      ['page', '0x10'],
+      ['page', '1e3'],
+      ['page', '-1'],
+      ['page', ' 2'],
+      ['limit', '010'],
     ])('rejects %s=%s with 400 naming the field', async (field, value) => {
       const res = await t.http.get('/__probe/items', { query: { [field]: value } });
       expectError(res, 400);

@@ -1,8 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { QueryFilter, Model, SortOrder } from 'mongoose';
 import type { Pagination } from '../http/envelope';
+import { IntegerQuery } from '../validation/integer-query.decorator';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -10,21 +8,15 @@ export const MAX_PAGE_SIZE = 100;
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrderName = (typeof SORT_ORDERS)[number];
 
-/** `page` ≥ 1 (default 1) and `limit` 1..100 (default 20); anything else is a 400 naming the field. */
+/** Pages past this are refused: a deeper page is a skip over a million records, and nobody reads them. */
+export const MAX_PAGE = 10_000;
+
+/** `page` 1..10,000 (default 1) and `limit` 1..100 (default 20); anything else is a 400 naming the field. */
 export class PaginationQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IntegerQuery({ min: 1, max: MAX_PAGE, default: 1 })
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @IntegerQuery({ min: 1, max: MAX_PAGE_SIZE, default: 20 })
   limit: number = 20;
 }
 
