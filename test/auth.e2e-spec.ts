@@ -142,6 +142,10 @@ describe('Auth', () => {
     it('refuses a wrong issuer', () =>
       expect401(forge({ alg: 'HS256' }, { ...claims(), iss: 'evil' }, secret())));
     it('refuses garbage', () => expect401('not.a.token'));
+    it('refuses a token without exp, however well signed (issue 12)', () => {
+      const { exp: _exp, ...withoutExpiry } = claims();
+      return expect401(forge({ alg: 'HS256', typ: 'JWT' }, withoutExpiry, secret()));
+    });
 
     it('refuses tokens issued before a password change, a role change or a deactivation', async () => {
       const target = await createSession(t, Role.User);

@@ -30,9 +30,10 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     });
   }
 
-  async validate(claims: Partial<BackOfficeClaims>): Promise<AuthUser> {
+  async validate(claims: Partial<BackOfficeClaims & { exp: number }>): Promise<AuthUser> {
+    // jsonwebtoken checks `exp` only when present; a token without one would never expire.
     const user =
-      typeof claims.sub === 'string' && typeof claims.tv === 'number'
+      typeof claims.sub === 'string' && typeof claims.tv === 'number' && typeof claims.exp === 'number'
         ? await this.users.findTokenSubject(claims.sub)
         : null;
     if (!user || !user.isActive || (user.tokenVersion ?? 0) !== claims.tv) {

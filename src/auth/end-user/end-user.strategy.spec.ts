@@ -1,4 +1,4 @@
-import { ForbiddenException } from '@nestjs/common';
+import { ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import passport from 'passport';
@@ -85,7 +85,7 @@ describe('EndUserStrategy', () => {
     expect((await authenticate(`Bearer ${forged}`)).caller).toBe(false);
   });
 
-  it('refuses an expired token and one without appId', async () => {
+  it('refuses an expired token, one without appId and one without exp', async () => {
     const expired = await jwt.signAsync(
       { email: person.email, appId: person.appId, exp: Math.floor(Date.now() / 1000) - 5 },
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
@@ -96,6 +96,11 @@ describe('EndUserStrategy', () => {
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${withoutApp}`)).error).toBeDefined();
+    const withoutExpiry = await jwt.signAsync(
+      { email: person.email, appId: person.appId },
+      { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
+    );
+    expect((await authenticate(`Bearer ${withoutExpiry}`)).error).toBeInstanceOf(UnauthorizedException);
   });
 
   it('fails without a token', async () => {

@@ -30,9 +30,11 @@ export class EndUserStrategy extends PassportStrategy(Strategy, 'end-user') {
     });
   }
 
-  validate(request: EndUserRequest, claims: Partial<EndUserClaims>): EndUserPrincipal {
-    const { sub, email, appId } = claims;
-    if (typeof sub !== 'string' || typeof email !== 'string' || typeof appId !== 'string') {
+  validate(request: EndUserRequest, claims: Partial<EndUserClaims & { exp: number }>): EndUserPrincipal {
+    const { sub, email, appId, exp } = claims;
+    // jsonwebtoken checks `exp` only when present; a token without one would never expire.
+    const wellFormed = typeof sub === 'string' && typeof email === 'string' && typeof appId === 'string';
+    if (!wellFormed || typeof exp !== 'number') {
       throw new UnauthorizedException('Invalid or expired token');
     }
     const pathAppId = request.params?.appId;
