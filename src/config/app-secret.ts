@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 
 /** What deciding the master secret needs from the environment. */
 export interface AppSecretSource {
@@ -20,9 +21,9 @@ export function resolveAppSecret(source: AppSecretSource): string | null {
   if (source.NODE_ENV === 'production') return null;
   const file = join(source.DATA_DIR, SECRET_FILE);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(source.DATA_DIR, { recursive: true });
+  ensurePrivateDirectory(source.DATA_DIR);
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writeFileSync(file, secret + '\n', { mode: PRIVATE_FILE_MODE });
+  chmodSync(file, PRIVATE_FILE_MODE);
   return secret;
 }

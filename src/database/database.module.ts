@@ -2,7 +2,9 @@ import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import mongoose from 'mongoose';
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
 import { startDevDatabase, withDatabaseName } from './dev-database';
 
@@ -25,7 +27,11 @@ export interface DatabaseOptions {
  * closes, so it needs no shutdown hook: it stops (closing its H2 file cleanly) whenever this process ends.
  */
 async function embeddedDatabaseUri(dataDir: string): Promise<string> {
-  const database = await startDevDatabase({ file: join(dataDir, 'mongo.mv') });
+  ensurePrivateDirectory(dataDir);
+  const file = join(dataDir, 'mongo.mv');
+  const database = await startDevDatabase({ file });
+  // H2 creates the file with the JVM's umask; the data is the service's, nobody else's.
+  chmodSync(file, PRIVATE_FILE_MODE);
   new Logger('Database').log(`Embedded dev database started at ${database.uri}`);
   return withDatabaseName(database.uri, 'admin-service');
 }

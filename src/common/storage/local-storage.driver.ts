@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-directory';
 import { assertSafeKey, StorageDriver, StoredObject } from './storage-driver';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException)?.code === 'ENOENT';
@@ -24,10 +25,10 @@ export class LocalStorageDriver implements StorageDriver {
   /** The content type is not kept: the service records it with the attachment. */
   async put(key: string, data: Buffer, _contentType: string): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     // Written beside the target and renamed, so a reader never sees half a file.
     const partial = `${path}.${randomBytes(4).toString('hex')}.partial`;
-    await writeFile(partial, data, { mode: 0o600 });
+    await writeFile(partial, data, { mode: PRIVATE_FILE_MODE });
     await rename(partial, path);
   }
 

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createTransport, type Transporter } from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../common/storage/private-directory';
 
 /** A message ready to leave: rendered, addressed, with its final headers. */
 export interface OutgoingMail {
@@ -115,9 +116,9 @@ export class OutboxTransport implements MailTransport {
 
   async send(mail: OutgoingMail): Promise<DeliveryReceipt> {
     const info = await this.transporter.sendMail(toNodemailer(mail));
-    await mkdir(this.directory, { recursive: true });
+    await mkdir(this.directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     const file = join(this.directory, `${Date.now()}-${mail.messageId.replace(/[^\w.@-]/g, '_')}.eml`);
-    await writeFile(file, info.message as Buffer);
+    await writeFile(file, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
     return { accepted: [mail.to], rejected: [], response: `written to ${file}` };
   }
 
