@@ -75,6 +75,20 @@ describe('Client credentials', () => {
       expect(res.body.error).toMatch(/revoked/);
     });
 
+    it('answers 403 while its app is switched off, and works again once it is on (issue 12)', async () => {
+      const app = await seedApp(t);
+      const key = await seedApiKey(t, app.id);
+      expect((await admin.http.post(`/admin/apps/${app.id}/toggle`)).status).toBe(200);
+      const off = await keyRoute(app.id, { 'x-api-key': key.value });
+      expect(off.status).toBe(403);
+      expect(off.body).toEqual({ success: false, error: 'This app is inactive' });
+      expect((await t.http.get('/__guards/key-route', { headers: { 'x-api-key': key.value } })).status).toBe(
+        403,
+      );
+      await admin.http.post(`/admin/apps/${app.id}/toggle`);
+      expect((await keyRoute(app.id, { 'x-api-key': key.value })).status).toBe(200);
+    });
+
     it('answers 403 for an expired key', async () => {
       const app = await seedApp(t);
       const key = await seedApiKey(t, app.id);

@@ -3,12 +3,13 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import type { ApiKeyPrincipal } from '../common/auth/api-key-auth.decorator';
+import { AppsService } from '../apps/apps.service';
 import { originMatches } from '../common/auth/origin-match';
 import { ApiKeysService } from './api-keys.service';
 
 /**
  * The secret key of a client backend (`X-API-Key`). 401 when missing or unknown; 403 when revoked,
- * expired, of another app than the path's `{appId}`, or sent with an `Origin` that the key's
+ * expired, of an inactive (or deleted) app, of another app than the path's `{appId}`, or sent with an `Origin` that the key's
  * `allowedOrigins` (when it has any) do not list. A request without `Origin` (server to server) is not
  * refused for it: browsers always send one, and only browsers are what an origin list can restrain.
  */
@@ -16,7 +17,10 @@ import { ApiKeysService } from './api-keys.service';
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   private readonly logger = new Logger(ApiKeyStrategy.name);
 
-  constructor(private readonly keys: ApiKeysService) {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly apps: AppsService,
+  ) {
     super();
   }
 
@@ -35,6 +39,9 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     if (!key.isActive) throw new ForbiddenException('This API key has been revoked');
     const now = new Date();
     if (key.expiresAt && key.expiresAt <= now) throw new ForbiddenException('This API key has expired');
+    // A switched-off app's clients are all refused at once: its keys stay, but do not work.
+    const app = await this.apps.findByAppId(key.appId);
+    if (!app?.active) throw new ForbiddenException('This app is inactive');
     const origin = request.headers.origin;
     if (key.allowedOrigins?.length && origin !== undefined && !originMatches(origin, key.allowedOrigins)) {
       throw new ForbiddenException('Origin not allowed for this API key');
