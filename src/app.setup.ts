@@ -4,14 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
+import { MAX_BODY_BYTES } from './common/http/body/body-policy';
+import { registerBodyParsers } from './common/http/body/body-parsers';
 import { setupOpenApi } from './common/swagger/openapi';
-
-/** 1 MiB: larger JSON bodies answer 413. Uploads (multipart) have their own limits. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * Ceilings for every multipart request; a route passes tighter limits of its own to `request.parts()`.
- * Multipart bodies are streamed by the route, so these (not BODY_LIMIT_BYTES) bound their size.
+ * Multipart bodies are streamed by the route, so these (not the JSON limits) bound their size.
  */
 export const MULTIPART_LIMITS = {
   files: 10,
@@ -40,7 +39,8 @@ function trustProxy(value: string | undefined): boolean | string | number {
 
 export function createFastifyAdapter(trustProxySetting: string | undefined): FastifyAdapter {
   return new FastifyAdapter({
-    bodyLimit: BODY_LIMIT_BYTES,
+    // The largest body any route may take; each route's own limit is checked by the JSON parser.
+    bodyLimit: MAX_BODY_BYTES,
     trustProxy: trustProxy(trustProxySetting),
     // Paths answer with or without the trailing slash the spec writes (`/users/` and `/users`).
     routerOptions: { ignoreTrailingSlash: true },
@@ -81,6 +81,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
       },
     },
   });
+  registerBodyParsers(app);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
   setupOpenApi(app);
 }

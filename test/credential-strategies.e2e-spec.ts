@@ -19,7 +19,7 @@ describe('End-user and webhook credentials', () => {
 
   beforeAll(async () => {
     process.env.WEBHOOK_SECRET = secret;
-    t = await createTestApp({ imports: [GuardsProbeModule], rawBody: true });
+    t = await createTestApp({ imports: [GuardsProbeModule] });
     admin = await createSession(t, Role.Admin);
     endUserToken = (appId) =>
       t.app

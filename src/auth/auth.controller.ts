@@ -10,6 +10,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/env';
 import { AuthService } from './auth.service';
 import { HashPasswordDto, HashResponse, LoginDto, MeResponse, TokenResponse } from './dto/auth.dto';
+import { AcceptsBody, PUBLIC_BODY_BYTES } from '../common/http/body/body-policy';
 
 /** Login attempts per minute per client IP. */
 const LOGIN_RATE_LIMIT = { default: { limit: 10, ttl: 60_000 } };
@@ -23,6 +24,7 @@ export class AuthController {
   ) {}
 
   @Post('login')
+  @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @Public()
   @HttpCode(HttpStatus.OK)
   @Throttle(LOGIN_RATE_LIMIT)
@@ -52,6 +54,7 @@ export class AuthController {
   }
 
   @Post('hash-password')
+  @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @Public()
   @HttpCode(HttpStatus.OK)
   @Throttle(LOGIN_RATE_LIMIT)

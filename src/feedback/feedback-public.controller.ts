@@ -6,6 +6,7 @@ import { ok } from '../common/http/envelope';
 import { ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
 import { CreateFeedbackDto, FeedbackView, toFeedbackView } from './dto/feedback.dto';
 import { FeedbackService } from './feedback.service';
+import { AcceptsBody, PUBLIC_BODY_BYTES } from '../common/http/body/body-policy';
 
 /** Submissions per minute per client IP: anonymous input, so tighter than the global limit. */
 const SUBMIT_RATE_LIMIT = { default: { limit: 10, ttl: 60_000 } };
@@ -16,6 +17,7 @@ export class FeedbackPublicController {
   constructor(private readonly feedback: FeedbackService) {}
 
   @Post()
+  @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @Public()
   @Throttle(SUBMIT_RATE_LIMIT)
   @ApiOperation({ summary: 'Send anonymous feedback to an active app' })

@@ -44,6 +44,7 @@ import { contentDisposition } from './ticket-attachments.service';
 import { TicketForm } from './ticket-form';
 import { TicketStatsService } from './ticket-stats.service';
 import { TicketsService } from './tickets.service';
+import { AcceptsBody } from '../common/http/body/body-policy';
 
 /** The app-scoped family: every query is filtered by the `{appId}` of the path. */
 @ApiTags('Tickets')
@@ -65,6 +66,7 @@ export class AppTicketsController {
   }
 
   @Post()
+  @AcceptsBody({ multipart: true })
   @ApiOperation({
     summary: 'Open a ticket (JSON, or multipart/form-data with up to 5 files)',
     description:

@@ -20,8 +20,6 @@ export interface TestAppOptions {
   imports?: ModuleMetadata['imports'];
   /** Providers replaced by a value (e.g. the e-mail worker's options with short retry delays). */
   overrides?: { provide: unknown; useValue: unknown }[];
-  /** Keep each JSON body's bytes as `request.rawBody` (what signed provider webhooks are checked against). */
-  rawBody?: boolean;
 }
 
 /** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
@@ -34,7 +32,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
     createFastifyAdapter(process.env.TRUST_PROXY),
-    { bufferLogs: true, rawBody: options.rawBody ?? false },
+    { bufferLogs: true },
   );
   await configureApp(app);
   await app.init();

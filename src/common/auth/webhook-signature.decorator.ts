@@ -1,5 +1,6 @@
 import { applyDecorators, HttpStatus, SetMetadata } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
+import { AcceptsBody } from '../http/body/body-policy';
 import { ApiErrors } from '../swagger/envelope.decorators';
 import { AUTH_POLICY, type AuthPolicy } from './auth-policy';
 import { callerDecorator } from './caller';
@@ -18,6 +19,7 @@ export interface SignedWebhookMessage {
  * A provider webhook route: Standard Webhooks signature over the raw body with WEBHOOK_SECRET (`webhook-*`
  * or `svix-*` headers, 5-minute tolerance), checked by the `webhook-signature` strategy
  * (src/email/events/webhook-signature.strategy.ts). Unsigned, stale or forged → 401; no secret set → 401.
+ * On handlers only (it declares the route's raw body).
  */
 export function WebhookSignature() {
   const policy: AuthPolicy = { credential: 'webhook-signature' };
@@ -25,6 +27,8 @@ export function WebhookSignature() {
     ApiHeader({ name, required: true, description: `${description} (or svix-${name.slice(8)})` });
   return applyDecorators(
     SetMetadata(AUTH_POLICY, policy),
+    // The signature covers the bytes as sent: keep them.
+    AcceptsBody({ rawBody: true }),
     header('webhook-id', 'Message id'),
     header('webhook-timestamp', 'Unix seconds when the message was signed'),
     header('webhook-signature', 'v1,<base64 HMAC-SHA256 of id.timestamp.body>'),

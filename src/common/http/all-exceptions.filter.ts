@@ -34,13 +34,30 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'Body cannot be empty when content-type is application/json',
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported media type',
+  FST_INVALID_JSON_FIELD_ERROR: 'A multipart field declared as JSON is not valid JSON',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'The request is not multipart/form-data',
 };
+
+/** @fastify/multipart answers 406 for what is a malformed request (400) or a wrong content type (415). */
+const FASTIFY_STATUS: Record<string, number> = {
+  FST_INVALID_JSON_FIELD_ERROR: HttpStatus.BAD_REQUEST,
+  FST_INVALID_MULTIPART_CONTENT_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+};
+
+/** Validation messages named in an error; the rest are counted, so a body of 1,000 bad fields answers briefly. */
+const LISTED_MESSAGES = 5;
+
+function listOf(messages: unknown[]): string {
+  const listed = messages.slice(0, LISTED_MESSAGES).map(String).join('; ');
+  const rest = messages.length - LISTED_MESSAGES;
+  return rest > 0 ? `${listed}; and ${rest} more` : listed;
+}
 
 function messageOf(exception: HttpException): string {
   const response = exception.getResponse();
   if (typeof response === 'string') return response;
   const message = (response as { message?: unknown }).message;
-  if (Array.isArray(message)) return message.join('; ');
+  if (Array.isArray(message)) return listOf(message);
   if (typeof message === 'string') return message;
   return exception.message;
 }
@@ -68,7 +85,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (isFastifyError(exception) && exception.statusCode < 500) {
       return {
-        status: exception.statusCode,
+        status: FASTIFY_STATUS[exception.code] ?? exception.statusCode,
         error: FASTIFY_MESSAGES[exception.code] ?? exception.message,
       };
     }

@@ -34,6 +34,7 @@ import {
   UpdateEmailTemplateDto,
 } from './dto/email-template.dto';
 import { EmailTemplatesService } from './email-templates.service';
+import { AcceptsBody, MAX_BODY_BYTES } from '../../common/http/body/body-policy';
 
 /**
  * Every route addresses one scope: `appId` (query, or body for toggle) names an app; omitted means the
@@ -65,6 +66,7 @@ export class EmailTemplatesController {
   }
 
   @Post()
+  @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Create a template (global when appId is null or omitted)' })
   @ApiOkEnvelope(EmailTemplateView)
@@ -83,6 +85,7 @@ export class EmailTemplatesController {
   }
 
   @Put(':templateId')
+  @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
   @ApiOperation({ summary: 'Replace a template (version + 1 unless sent)' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
@@ -95,6 +98,7 @@ export class EmailTemplatesController {
   }
 
   @Patch(':templateId')
+  @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
   @ApiOperation({ summary: 'Change the fields sent (version + 1 unless sent)' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
