@@ -105,6 +105,16 @@ describe('Hostile input', () => {
       expectEnvelope(res, 400);
     });
 
+    it('answers 400 to prototype-poisoning keys', async () => {
+      const res = await t.http.request(
+        'POST',
+        '/auth/login',
+        json('{"__proto__":{"admin":true},"email":"a@b.c"}'),
+      );
+      expectEnvelope(res, 400);
+      expect(res.body.error).toBe('Request body contains a forbidden property name');
+    });
+
     it('answers 400 to invalid UTF-8 in a JSON body, and stores nothing', async () => {
       const payload = Buffer.concat([
         Buffer.from('{"email":"utf8-'),

@@ -1,6 +1,7 @@
 import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest, RawServerDefault } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { bodyPolicyOf, MAX_BODY_BYTES } from './body-policy';
 import { bodyShapeProblem } from './body-shape';
 
@@ -15,53 +16,75 @@ const mediaType = (request: FastifyRequest) =>
  * answer 415, so a cross-site HTML form cannot post to a JSON route without a CORS preflight.
  *
  * Each JSON body is checked in this order before any validation runs: its declared length (413 before it
- * is read), its read length, strict UTF-8, JSON with prototype-poisoning refused, then its depth and field
- * count (400). So the worst a body can cost is one read and one bounded walk.
+ * is read), its read length, strict UTF-8, JSON with prototype-poisoning keys refused, then its depth and
+ * field count (400). So the worst a body can cost is one read and one bounded walk.
  */
 export function registerBodyParsers(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
   // Fastify's own JSON and text/plain parsers go; registering through Nest's useBodyParser also stops Nest
   // from adding its JSON and urlencoded ones at init.
   fastify.removeAllContentTypeParsers();
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
 
   app.useBodyParser<RawServerDefault>(
     'application/json',
     { bodyLimit: MAX_BODY_BYTES },
     (request, body: Buffer, done) => {
-      const policy = bodyPolicyOf(request);
-      if (body.length > policy.maxBytes) return done(tooLarge(policy.maxBytes), undefined);
-      let text: string;
       try {
-        text = strictUtf8.decode(body);
-      } catch {
-        return done(new BadRequestException('Request body is not valid UTF-8'), undefined);
+        done(null, parseJsonBody(request, body));
+      } catch (error) {
+        done(error as Error, undefined);
       }
-      parseJson(request, text, (error, parsed: unknown) => {
-        if (error) return done(error, undefined);
-        const problem = bodyShapeProblem(parsed, policy.maxFields, policy.maxDepth);
-        if (problem) return done(new BadRequestException(problem), undefined);
-        if (policy.rawBody) (request as FastifyRequest & { rawBody?: Buffer }).rawBody = body;
-        done(null, parsed);
-      });
     },
   );
 
   // Decided from the headers alone, before a byte of the body is read.
-  fastify.addHook('onRequest', async (request) => {
-    const policy = bodyPolicyOf(request);
-    const type = mediaType(request);
-    if (type === 'multipart/form-data') {
-      if (!policy.multipart)
-        throw new UnsupportedMediaTypeException('This route does not take multipart/form-data');
-      if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
-        throw new BadRequestException('multipart/form-data needs a boundary parameter');
-      }
-      return;
+  fastify.addHook('onRequest', (request, _reply, done) => done(headerProblem(request)));
+}
+
+/** The parsed body, or the 400/413 that refuses it. */
+function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
+  const policy = bodyPolicyOf(request);
+  if (body.length > policy.maxBytes) throw tooLarge(policy.maxBytes);
+  let text: string;
+  try {
+    text = strictUtf8.decode(body);
+  } catch {
+    throw new BadRequestException('Request body is not valid UTF-8');
+  }
+  const parsed = parseJson(text);
+  const problem = bodyShapeProblem(parsed, policy.maxFields, policy.maxDepth);
+  if (problem) throw new BadRequestException(problem);
+  if (policy.rawBody) (request as FastifyRequest & { rawBody?: Buffer }).rawBody = body;
+  return parsed;
+}
+
+/** A body refused by what its headers say: multipart where the route takes none, or a length over its limit. */
+function headerProblem(request: FastifyRequest): Error | undefined {
+  const policy = bodyPolicyOf(request);
+  if (mediaType(request) === 'multipart/form-data') {
+    if (!policy.multipart) {
+      return new UnsupportedMediaTypeException('This route does not take multipart/form-data');
     }
-    const declared = Number(request.headers['content-length']);
-    if (declared > policy.maxBytes) throw tooLarge(policy.maxBytes);
-  });
+    if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
+      return new BadRequestException('multipart/form-data needs a boundary parameter');
+    }
+    return undefined;
+  }
+  const declared = Number(request.headers['content-length']);
+  return declared > policy.maxBytes ? tooLarge(policy.maxBytes) : undefined;
+}
+
+/** JSON with `__proto__` and `constructor.prototype` keys refused (prototype poisoning), as Fastify does. */
+function parseJson(text: string): unknown {
+  if (text.trim() === '') {
+    throw new BadRequestException('Body cannot be empty when content-type is application/json');
+  }
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new BadRequestException('Malformed JSON in request body');
+    throw new BadRequestException('Request body contains a forbidden property name');
+  }
 }
 
 function tooLarge(maxBytes: number): PayloadTooLargeException {
