@@ -82,8 +82,11 @@ function parseJson(text: string): unknown {
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    if (error instanceof SyntaxError) throw new BadRequestException('Malformed JSON in request body');
-    throw new BadRequestException('Request body contains a forbidden property name');
+    // secure-json-parse reports poisoning as a SyntaxError too ("Object contains forbidden prototype property").
+    const poisoned = error instanceof Error && error.message.includes('forbidden prototype');
+    throw new BadRequestException(
+      poisoned ? 'Request body contains a forbidden property name' : 'Malformed JSON in request body',
+    );
   }
 }
 
