@@ -6,6 +6,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
 import { registerBodyParsers } from './common/http/body/body-parsers';
+import { clientErrorHandler, frameworkErrorHandler, HELMET_OPTIONS } from './common/http/edge-errors';
 import { setupOpenApi } from './common/swagger/openapi';
 
 /**
@@ -19,6 +20,9 @@ export const MULTIPART_LIMITS = {
   fieldSize: 64 * 1024,
   parts: 40,
 };
+
+/** How long a client may take to send a whole request (headers and body). */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.-]{1,128}$/;
@@ -50,6 +54,11 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     requestIdHeader: false,
     // Stop accepting on close, but let in-flight requests finish.
     return503OnClosing: true,
+    // A body that never arrives (a Content-Length larger than what is sent) ends with a 408, not a held socket.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Router and HTTP-parser errors answer like every other error (envelope, security headers, request id).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
 }
 
@@ -70,17 +79,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     exposedHeaders: ['X-Request-Id', 'Retry-After'],
     maxAge: 600,
   });
-  await app.register(helmet, {
-    // Swagger UI at /docs needs inline styles and scripts; everything else is JSON.
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-      },
-    },
-  });
+  await app.register(helmet, HELMET_OPTIONS);
   registerBodyParsers(app);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
   setupOpenApi(app);
