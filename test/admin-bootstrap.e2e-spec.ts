@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createTestApp, TestApp } from './helpers/app';
 
 describe('ADMIN_EMAIL / ADMIN_PASSWORD bootstrap at start-up', () => {
@@ -40,5 +41,40 @@ describe('ADMIN_EMAIL / ADMIN_PASSWORD bootstrap at start-up', () => {
       (await t.http.post('/auth/login', { email: 'owner@example.com', password: 'first-start-password' }))
         .status,
     ).toBe(401);
+  });
+
+  it('reactivates and promotes the ADMIN_EMAIL user when no active admin is left, keeping its password', async () => {
+    const users = () => t.connection.db!.collection('users');
+    await users().updateOne({ email: 'owner@example.com' }, { $set: { isActive: false, role: 'user' } });
+    const { password } = (await users().findOne({ email: 'owner@example.com' }))!;
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      await t.close();
+      t = await createTestApp();
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/no active admin.*owner@example\.com/i));
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await users().findOne({ email: 'owner@example.com' })).toMatchObject({
+      role: 'admin',
+      isActive: true,
+      password,
+    });
+  });
+
+  it('leaves an inactive ADMIN_EMAIL user alone while another active admin exists', async () => {
+    const users = () => t.connection.db!.collection('users');
+    await users().updateOne({ email: 'owner@example.com' }, { $set: { isActive: false } });
+    await users().insertOne({
+      email: 'other-admin@example.com',
+      password: 'x',
+      firstName: 'Other',
+      lastName: '',
+      role: 'admin',
+      isActive: true,
+    });
+    await t.close();
+    t = await createTestApp();
+    expect(await users().findOne({ email: 'owner@example.com' })).toMatchObject({ isActive: false });
   });
 });

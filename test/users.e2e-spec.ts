@@ -178,6 +178,63 @@ describe('Users', () => {
     });
   });
 
+  describe('the last active admin', () => {
+    const LAST_ADMIN = /at least one active admin must remain/i;
+
+    it.each<
+      [string, (self: string) => Promise<{ status: number; body: { success: boolean; error: string } }>]
+    >([
+      ['PATCH role', (self) => admin.http.patch(`/users/${self}`, { role: 'user' })],
+      ['PATCH isActive:false', (self) => admin.http.patch(`/users/${self}`, { isActive: false })],
+      ['DELETE', (self) => admin.http.delete(`/users/${self}`)],
+    ])('answers 409 to %s on the only active admin and changes nothing', async (_name, send) => {
+      const res = await send(admin.user.id);
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ success: false, error: expect.stringMatching(LAST_ADMIN) });
+      expect((await admin.http.get(`/users/${admin.user.id}`)).body.data).toMatchObject({
+        role: 'admin',
+        isActive: true,
+      });
+    });
+
+    it('leaves the other fields of a refused PATCH unchanged', async () => {
+      const res = await admin.http.patch(`/users/${admin.user.id}`, { firstName: 'Renamed', role: 'viewer' });
+      expect(res.status).toBe(409);
+      expect((await admin.http.get(`/users/${admin.user.id}`)).body.data.firstName).toBe('Test');
+    });
+
+    it('lets an admin step down while another stays, then refuses the last one', async () => {
+      const other = await createSession(t, Role.Admin);
+      expect((await admin.http.patch(`/users/${admin.user.id}`, { role: 'user' })).status).toBe(200);
+      expect((await other.http.delete(`/users/${other.user.id}`)).status).toBe(409);
+      expect((await other.http.patch(`/users/${other.user.id}`, { isActive: false })).status).toBe(409);
+      // An inactive admin does not count: deactivating the active one is still refused.
+      const dormant = await createSession(t, Role.Admin, { isActive: false });
+      expect((await other.http.patch(`/users/${other.user.id}`, { role: 'viewer' })).status).toBe(409);
+      expect((await other.http.patch(`/users/${dormant.user.id}`, { role: 'user' })).status).toBe(200);
+    });
+
+    it('keeps an active admin when admins remove each other concurrently', async () => {
+      const users = t.connection.db!.collection('users');
+      for (let round = 0; round < 5; round += 1) {
+        await resetDatabase(t.connection);
+        const admins = await Promise.all([1, 2, 3].map(() => createSession(t, Role.Admin)));
+        // Each admin removes itself and the next one, some by PATCH and some by DELETE, all at once.
+        const results = await Promise.all(
+          admins.flatMap((a, i) => {
+            const next = admins[(i + 1) % admins.length].user.id;
+            return [
+              a.http.patch(`/users/${a.user.id}`, i % 2 ? { isActive: false } : { role: 'user' }),
+              a.http.delete(`/users/${next}`),
+            ];
+          }),
+        );
+        expect(results.map((r) => r.status).every((s) => s === 200 || s === 409 || s === 401)).toBe(true);
+        expect(await users.countDocuments({ role: 'admin', isActive: true })).toBeGreaterThanOrEqual(1);
+      }
+    });
+  });
+
   describe('PATCH /users/:id/password', () => {
     it('lets an admin change any password (min 6), then the new one logs in', async () => {
       const target = await createSession(t, Role.User);

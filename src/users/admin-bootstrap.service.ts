@@ -3,7 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/env';
 import { UsersService } from './users.service';
 
-/** Creates the ADMIN_EMAIL / ADMIN_PASSWORD admin at start-up when no user has that e-mail. */
+/**
+ * Creates the ADMIN_EMAIL / ADMIN_PASSWORD admin at start-up when no user has that e-mail, and restores
+ * that user as an active admin when no active admin is left.
+ */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger(AdminBootstrapService.name);
@@ -17,7 +20,13 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const email = this.config.get('ADMIN_EMAIL', { infer: true });
     const password = this.config.get('ADMIN_PASSWORD', { infer: true });
     if (!email || !password) return;
-    const created = await this.users.ensureAdmin(email, password);
-    this.logger.log(created ? `Created admin user ${email}` : `Admin user ${email} exists; left unchanged`);
+    if (await this.users.ensureAdmin(email, password)) {
+      this.logger.log(`Created admin user ${email}`);
+    } else if (await this.users.restoreAdminIfNone(email)) {
+      // Nobody could administer the service (e.g. the last admin was removed directly in the database).
+      this.logger.warn(`No active admin was left: reactivated ${email} as admin (password unchanged)`);
+    } else {
+      this.logger.log(`Admin user ${email} exists; left unchanged`);
+    }
   }
 }

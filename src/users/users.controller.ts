@@ -53,17 +53,17 @@ export class UsersController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update profile, settings, role or active flag' })
+  @ApiOperation({ summary: 'Update profile, settings, role or active flag (409 for the last active admin)' })
   @ApiOkEnvelope(UserView, { withMessage: true })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async update(@Param('id') id: string, @Body() dto: UpdateUserDto) {
     return ok(toUserView(await this.users.update(id, dto)), 'User updated');
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Deactivate an admin user (soft delete)' })
+  @ApiOperation({ summary: 'Deactivate an admin user (soft delete; 409 for the last active admin)' })
   @ApiDoneEnvelope()
-  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async remove(@Param('id') id: string) {
     await this.users.deactivate(id);
     return done('User deactivated');

@@ -1,8 +1,8 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import * as bcrypt from 'bcrypt';
-import { isObjectIdOrHexString, Model, Types } from 'mongoose';
+import { isObjectIdOrHexString, Model, trusted, Types } from 'mongoose';
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { findByIdOr404 } from '../common/database/object-id';
 import { Role } from '../common/auth/roles';
@@ -21,6 +21,11 @@ export interface TokenSubject {
   tokenVersion: number;
 }
 
+export const LAST_ADMIN_MESSAGE = 'At least one active admin must remain';
+
+/** Active admins: the users the last-admin rule keeps at one or more. */
+const ACTIVE_ADMIN = { role: Role.Admin, isActive: true };
+
 export const displayName = (user: Pick<User, 'firstName' | 'lastName'>) =>
   `${user.firstName} ${user.lastName}`.trim();
 
@@ -35,6 +40,20 @@ function dotted(prefix: string, value: object): Record<string, unknown> {
   }
   return out;
 }
+
+/** The value at a dotted path of a lean document (`profile.bio`), to restore it after a refused change. */
+function valueAt(doc: object, path: string): unknown {
+  let value: unknown = doc;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** Whether the change can take away active-admin status (a role other than admin, or deactivation). */
+const removesAdmin = (dto: Pick<UpdateUserDto, 'role' | 'isActive'>) =>
+  (dto.role !== undefined && dto.role !== Role.Admin) || dto.isActive === false;
 
 @Injectable()
 export class UsersService {
@@ -77,12 +96,13 @@ export class UsersService {
     if (settings) Object.assign(set, dotted('settings', settings));
     const revokesTokens =
       (dto.role !== undefined && dto.role !== current.role) || (dto.isActive === false && current.isActive);
+    const update = { $set: set, ...(revokesTokens ? { $inc: { tokenVersion: 1 } } : {}) };
+    if (removesAdmin(dto)) {
+      await this.writeKeepingAnAdmin(id, set, update);
+      return this.get(id);
+    }
     const updated = await this.users
-      .findByIdAndUpdate(
-        id,
-        { $set: set, ...(revokesTokens ? { $inc: { tokenVersion: 1 } } : {}) },
-        { returnDocument: 'after', runValidators: true },
-      )
+      .findByIdAndUpdate(id, update, { returnDocument: 'after', runValidators: true })
       .lean<User>()
       .exec();
     if (!updated) throw new NotFoundException('User not found');
@@ -92,7 +112,55 @@ export class UsersService {
   /** Soft delete: the record stays, the user can no longer sign in, and their tokens stop working. */
   async deactivate(id: string): Promise<void> {
     await this.get(id);
-    await this.users.updateOne({ _id: id }, { $set: { isActive: false }, $inc: { tokenVersion: 1 } }).exec();
+    const set = { isActive: false };
+    await this.writeKeepingAnAdmin(id, set, { $set: set, $inc: { tokenVersion: 1 } });
+  }
+
+  /**
+   * Applies a change that may take away a user's active-admin status, refusing (409) one that would leave
+   * no active admin. The database has no transactions, so the rule is kept by ordering instead:
+   * 1. a pre-check refuses the plain case (the only admin stepping down) without writing anything;
+   * 2. the write returns the document as it was, so we know whether it removed an active admin then,
+   *    whatever an earlier read said;
+   * 3. if it did, the active admins are counted after the write, and at zero the written fields are put
+   *    back as they were and the change is refused.
+   * Every removal writes before it counts, so whichever removal counts last sees the others' writes: they
+   * cannot all succeed and leave zero. Concurrent removals may instead all see zero and all be refused
+   * (a safe over-refusal). The rolled-back user keeps its raised tokenVersion (it signs in again): lowering
+   * it could revive tokens that a concurrent password change revoked.
+   */
+  private async writeKeepingAnAdmin(
+    id: string,
+    set: Record<string, unknown>,
+    update: Record<string, unknown>,
+  ): Promise<void> {
+    const target = { ...ACTIVE_ADMIN, _id: id };
+    // `trusted`: our own operator (sanitizeFilter would strip it); `id` is a checked ObjectId by now.
+    if (
+      (await this.users.exists(target)) &&
+      !(await this.users.exists({ ...ACTIVE_ADMIN, _id: trusted({ $ne: id }) }))
+    ) {
+      throw new ConflictException(LAST_ADMIN_MESSAGE);
+    }
+    const before = await this.users
+      .findByIdAndUpdate(id, update, { returnDocument: 'before', runValidators: true })
+      .lean<User>()
+      .exec();
+    if (!before) throw new NotFoundException('User not found');
+    const wasActiveAdmin = before.role === Role.Admin && before.isActive;
+    if (!wasActiveAdmin || (await this.users.exists(ACTIVE_ADMIN))) return;
+
+    const restore: Record<string, unknown> = {};
+    const unset: Record<string, ''> = {};
+    for (const path of Object.keys(set)) {
+      const value = valueAt(before, path);
+      if (value === undefined) unset[path] = '';
+      else restore[path] = value;
+    }
+    await this.users
+      .updateOne({ _id: id }, { $set: restore, ...(Object.keys(unset).length ? { $unset: unset } : {}) })
+      .exec();
+    throw new ConflictException(LAST_ADMIN_MESSAGE);
   }
 
   /** Admins may change anyone's password; anyone may change their own. Earlier tokens stop working. */
@@ -130,6 +198,22 @@ export class UsersService {
     await this.users
       .updateOne({ _id: id }, { $set: { lastLoginAt: new Date() }, $inc: { loginCount: 1 } })
       .exec();
+  }
+
+  /**
+   * Start-up repair for a service left without an active admin: reactivates and promotes the ADMIN_EMAIL
+   * user (its password is kept; its tokens are revoked as for any role change). Does nothing while some
+   * other active admin exists, so an operator's deliberate demotion of that account stands.
+   */
+  async restoreAdminIfNone(email: string): Promise<boolean> {
+    if (await this.users.exists(ACTIVE_ADMIN)) return false;
+    const result = await this.users
+      .updateOne(
+        { email: email.trim().toLowerCase() },
+        { $set: { role: Role.Admin, isActive: true }, $inc: { tokenVersion: 1 } },
+      )
+      .exec();
+    return result.modifiedCount === 1;
   }
 
   /**

@@ -22,6 +22,21 @@ const isFastifyError = (e: unknown): e is FastifyError =>
   (e as FastifyError).code.startsWith('FST_') &&
   typeof (e as FastifyError).statusCode === 'number';
 
+/** nginx's "client closed request": in the access log it tells an abort from a refusal we sent. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * The client hung up before its request body was complete. Node fails the request stream with `aborted`
+ * (ECONNRESET) and Fastify passes that on; nothing failed on our side and nobody is left to answer, so it
+ * is not an unhandled error. Read from the request itself, so an ECONNRESET of an outgoing connection (SMTP,
+ * a chat webhook) stays a 500.
+ */
+const isClientAbort = (exception: unknown, request: FastifyRequest | undefined): boolean =>
+  request?.raw.readableAborted === true ||
+  (exception instanceof Error &&
+    exception.message === 'aborted' &&
+    (exception as NodeJS.ErrnoException).code === 'ECONNRESET');
+
 /** The fields of the violated unique index: from `keyPattern`, else from the index name in the message. */
 function duplicateFields(error: Error & DuplicateKeyError): string[] {
   if (error.keyPattern) return Object.keys(error.keyPattern);
@@ -64,8 +79,9 @@ function messageOf(exception: HttpException): string {
 
 /**
  * Turns every error into `{success:false, error}`. Known errors keep their status; database errors are
- * mapped (duplicate key → 409, malformed id → 404, schema validation → 400); anything else is a 500 whose
- * body carries only an `errorId` that is also in the log line with the stack.
+ * mapped (duplicate key → 409, malformed id → 404, schema validation → 400); a client's abort is logged at
+ * info (499); anything else is a 500 whose body carries only an `errorId` that is also in the log line with
+ * the stack.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -88,6 +104,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
         status: FASTIFY_STATUS[exception.code] ?? exception.statusCode,
         error: FASTIFY_MESSAGES[exception.code] ?? exception.message,
       };
+    }
+    if (isClientAbort(exception, request)) {
+      this.logger.log({ method: request?.method, url: request?.url }, 'Request aborted by the client');
+      return { status: CLIENT_CLOSED_REQUEST, error: 'Request aborted by the client' };
     }
     if (exception instanceof Error && isDuplicateKey(exception)) {
       const fields = duplicateFields(exception);
