@@ -2,12 +2,14 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { CredentialGuard } from './common/auth/credential.guard';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { ClientThrottlerGuard, throttlerOptions } from './common/http/rate-limit';
 import { createValidationPipe } from './common/validation/validation-pipe';
 import { LoggingModule } from './common/logging/logging.module';
 import { AppConfigModule } from './config/config.module';
@@ -19,16 +21,13 @@ import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
 import { WantsModule } from './wants/wants.module';
 
-/** Requests per minute per client IP on routes without a tighter @Throttle. */
-const DEFAULT_RATE_LIMIT = 600;
-
 @Module({
   imports: [
     LoggingModule,
     // Domain events (new ticket, new want, …) for chat notifications; scheduled jobs (the e-mail worker).
     EventEmitterModule.forRoot(),
     ScheduleModule.forRoot(),
-    ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60_000, limit: DEFAULT_RATE_LIMIT }] }),
+    ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: throttlerOptions }),
     HealthModule,
     AuthModule,
     UsersModule,
@@ -43,7 +42,7 @@ const DEFAULT_RATE_LIMIT = 600;
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     // Global guards run in this order: throttling first, so unauthenticated floods are limited too.
-    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: ClientThrottlerGuard },
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
 })

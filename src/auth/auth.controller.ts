@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, NotFoundException, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Throttle } from '@nestjs/throttler';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
 import { Public } from '../common/auth/public.decorator';
@@ -11,9 +10,10 @@ import type { AppConfig } from '../config/env';
 import { AuthService } from './auth.service';
 import { HashPasswordDto, HashResponse, LoginDto, MeResponse, TokenResponse } from './dto/auth.dto';
 import { AcceptsBody, PUBLIC_BODY_BYTES } from '../common/http/body/body-policy';
+import { RouteLimit } from '../common/http/rate-limit';
 
 /** Login attempts per minute per client IP. */
-const LOGIN_RATE_LIMIT = { default: { limit: 10, ttl: 60_000 } };
+const LOGIN_RATE_LIMIT = 10;
 
 @ApiTags('Auth')
 @Controller('auth')
@@ -27,7 +27,7 @@ export class AuthController {
   @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @Public()
   @HttpCode(HttpStatus.OK)
-  @Throttle(LOGIN_RATE_LIMIT)
+  @RouteLimit(LOGIN_RATE_LIMIT)
   @ApiOperation({ summary: 'Back-office login with e-mail and password' })
   @ApiOkResponse({ type: TokenResponse })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.UNAUTHORIZED, HttpStatus.TOO_MANY_REQUESTS)
@@ -57,7 +57,7 @@ export class AuthController {
   @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @Public()
   @HttpCode(HttpStatus.OK)
-  @Throttle(LOGIN_RATE_LIMIT)
+  @RouteLimit(LOGIN_RATE_LIMIT)
   @ApiOperation({ summary: 'Development helper: bcrypt hash of a password (404 in production)' })
   @ApiOkResponse({ type: HashResponse })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)

@@ -144,6 +144,13 @@ export class Env {
   @Max(86_400_000)
   EMAIL_WORKER_LEASE_MS = 300_000;
 
+  /** Requests per minute one client (IP) may make across all routes; some routes allow fewer. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_MINUTE = 600;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 

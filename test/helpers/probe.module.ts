@@ -10,11 +10,11 @@ import {
   Query,
 } from '@nestjs/common';
 import { InjectModel, MongooseModule, Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { Throttle } from '@nestjs/throttler';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
 import type { Model } from 'mongoose';
 import { Public } from '../../src/common/auth/public.decorator';
 import { ok, page } from '../../src/common/http/envelope';
+import { RouteLimit } from '../../src/common/http/rate-limit';
 import { findPage, PaginationQueryDto } from '../../src/common/pagination/pagination';
 
 /**
@@ -72,7 +72,7 @@ class ProbeController {
   }
 
   @Get('throttled')
-  @Throttle({ default: { limit: 2, ttl: 60_000 } })
+  @RouteLimit(2)
   throttled() {
     return ok('fine');
   }

@@ -1,0 +1,47 @@
+import { type ExecutionContext, Injectable } from '@nestjs/common';
+import type { ConfigService } from '@nestjs/config';
+import {
+  Throttle,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+} from '@nestjs/throttler';
+import type { FastifyReply } from 'fastify';
+import type { AppConfig } from '../../config/env';
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Two limits per client IP:
+ * - `default`: one budget of RATE_LIMIT_PER_MINUTE requests across all routes (the key has no route in it,
+ *   so calling 70 routes does not buy 70 budgets);
+ * - `route`: per route and client, as loose as the budget unless a route tightens it with `@RouteLimit()`.
+ */
+export function throttlerOptions(config: ConfigService<AppConfig, true>): ThrottlerModuleOptions {
+  const limit = config.get('RATE_LIMIT_PER_MINUTE', { infer: true });
+  return {
+    throttlers: [
+      { name: 'default', ttl: MINUTE_MS, limit, generateKey: (_context, client) => `client:${client}` },
+      // Its headers would only repeat the budget's; a route's 429 gets a plain Retry-After below.
+      { name: 'route', ttl: MINUTE_MS, limit, setHeaders: false },
+    ],
+  };
+}
+
+/** At most `limit` requests per `ttlMs` from one client to this route (login, public forms). */
+export const RouteLimit = (limit: number, ttlMs = MINUTE_MS) => Throttle({ route: { limit, ttl: ttlMs } });
+
+/** The throttler guard, answering every 429 with a plain `Retry-After` (seconds), whichever limit was hit. */
+@Injectable()
+export class ClientThrottlerGuard extends ThrottlerGuard {
+  protected override async throwThrottlingException(
+    context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    context
+      .switchToHttp()
+      .getResponse<FastifyReply>()
+      .header('Retry-After', Math.max(1, detail.timeToBlockExpire));
+    await super.throwThrottlingException(context, detail);
+  }
+}
