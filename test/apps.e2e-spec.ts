@@ -79,7 +79,7 @@ describe('Apps', () => {
     it('stores every optional field', async () => {
       const body = newApp({
         description: 'Shop front',
-        features: { canEditTemplates: true, nested: { a: [1, 2] } },
+        features: { canEditTemplates: true, plan: 'pro', seats: 5 },
         chatChannels: { tickets: 'https://chat.example.com/t', wants: 'https://chat.example.com/w' },
         active: false,
       });
@@ -112,6 +112,12 @@ describe('Apps', () => {
       [{ features: ['a'] }, /features must be an object/],
       [{ features: { $set: 1 } }, /features/],
       [{ features: { 'a.b': 1 } }, /features/],
+      // Flat scalars only (issue 12): nesting, arrays, nulls, long text and too many entries are refused.
+      [{ features: { nested: { a: [1, 2] } } }, /features must be an object of at most 50 names/],
+      [{ features: { list: [1, 2] } }, /features/],
+      [{ features: { none: null } }, /features/],
+      [{ features: { text: 'x'.repeat(501) } }, /features/],
+      [{ features: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, true])) }, /features/],
       [{ chatChannels: { tickets: 42 } }, /chatChannels/],
       [{ chatChannels: { 'Bad Name': 'x' } }, /chatChannels/],
       [{ allowedOrigins: 'https://a.test' }, /allowedOrigins must be an array/],

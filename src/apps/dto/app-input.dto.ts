@@ -15,7 +15,6 @@ import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
 import { APP_ID_PATTERN } from '../schemas/app.schema';
 
 export const APP_ID_MAX_LENGTH = 64;
-const FEATURES_MAX_BYTES = 10_000;
 const CHANNEL_NAME = /^[a-z][a-z0-9_-]{0,49}$/;
 const MAX_CHANNELS = 50;
 
@@ -24,27 +23,33 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** MongoDB field names may not start with `$` or contain `.`; refuse them in free-form objects. */
-function hasStorableKeys(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(hasStorableKeys);
-  if (!isPlainObject(value)) return true;
-  return Object.entries(value).every(
-    ([key, inner]) => key !== '' && !key.startsWith('$') && !key.includes('.') && hasStorableKeys(inner),
-  );
-}
+/** Feature flags and settings: names of letters, digits, `_` and `-`, starting with a letter. */
+const FEATURE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const MAX_FEATURES = 50;
+const FEATURE_TEXT_MAX = 500;
 
-/** A free-form JSON object of bounded size whose keys MongoDB can store. */
-function IsFeatureObject(options?: ValidationOptions) {
+const isFeatureValue = (value: unknown) =>
+  typeof value === 'boolean' ||
+  (typeof value === 'number' && Number.isFinite(value)) ||
+  (typeof value === 'string' && value.length <= FEATURE_TEXT_MAX);
+
+/**
+ * A flat map of scalars (boolean, finite number, string of at most 500 characters), at most 50 entries.
+ * Flat on purpose: every `GET /admin/apps` serves it, and a nested value (a thousand levels, say) is what
+ * made that costly; MongoDB also refuses names with `$` or `.`, which the name pattern excludes.
+ */
+function IsFeatureMap(options?: ValidationOptions) {
   return ValidateBy(
     {
-      name: 'isFeatureObject',
+      name: 'isFeatureMap',
       validator: {
         validate: (value: unknown) =>
           isPlainObject(value) &&
-          hasStorableKeys(value) &&
-          Buffer.byteLength(JSON.stringify(value)) <= FEATURES_MAX_BYTES,
+          Object.keys(value).length <= MAX_FEATURES &&
+          Object.entries(value).every(([name, inner]) => FEATURE_NAME.test(name) && isFeatureValue(inner)),
         defaultMessage: () =>
-          `$property must be an object of at most ${FEATURES_MAX_BYTES} bytes whose keys neither start with $ nor contain a dot`,
+          `$property must be an object of at most ${MAX_FEATURES} names (a letter, then letters, digits, _ or -) ` +
+          `mapped to booleans, numbers or strings of at most ${FEATURE_TEXT_MAX} characters`,
       },
     },
     options,
@@ -88,12 +93,16 @@ class AppFieldsDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: true,
-    description: 'Free-form; GET /apps reads canEditTemplates, canEditUsers and canViewMetrics from it',
+    additionalProperties: {
+      oneOf: [{ type: 'boolean' }, { type: 'number' }, { type: 'string', maxLength: 500 }],
+    },
+    maxProperties: 50,
+    description:
+      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and canViewMetrics from it',
     example: { canEditTemplates: true, canEditUsers: false, canViewMetrics: true },
   })
   @IsOptional()
-  @IsFeatureObject()
+  @IsFeatureMap()
   features?: Record<string, unknown>;
 
   @ApiPropertyOptional({
