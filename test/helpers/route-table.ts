@@ -2,13 +2,17 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import { AUTH_POLICY, AuthPolicy } from '../../src/common/auth/auth-policy';
+import { type BodyPolicy, DEFAULT_BODY_POLICY } from '../../src/common/http/body/body-policy';
 
 export interface RouteEntry {
   method: string;
   path: string;
   /** Undefined when the route made no decision (the guard then treats it as admin-only bearer). */
   policy?: AuthPolicy;
+  /** What the route accepts as a body (`@AcceptsBody()` over the defaults). */
+  body: BodyPolicy;
 }
 
 const joinPath = (...parts: (string | undefined)[]) =>
@@ -36,8 +40,11 @@ export function routeTable(app: NestFastifyApplication): RouteEntry[] {
       if (path === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
       const policy = reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]);
+      const config = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as
+        { body?: Partial<BodyPolicy> } | undefined;
+      const body = { ...DEFAULT_BODY_POLICY, ...config?.body };
       for (const base of [prefix].flat()) {
-        for (const sub of [path].flat()) routes.push({ method, path: joinPath(base, sub), policy });
+        for (const sub of [path].flat()) routes.push({ method, path: joinPath(base, sub), policy, body });
       }
     }
   }
