@@ -34,6 +34,7 @@ import {
   UpdateEmailTemplateDto,
 } from './dto/email-template.dto';
 import { EmailTemplatesService } from './email-templates.service';
+import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 
 /**
  * Every route addresses one scope: `appId` (query, or body for toggle) names an app; omitted means the
@@ -47,7 +48,10 @@ export class EmailTemplatesController {
 
   @Get('categories')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Languages of the scope’s templates with their counts' })
+  @ApiOperation({
+    operationId: 'listTemplateCategories',
+    summary: 'Languages of the scope’s templates with their counts',
+  })
   @ApiOkEnvelope(TemplateCategoryView, { isArray: true })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async categories(@Query() query: TemplateScopeQuery) {
@@ -56,7 +60,10 @@ export class EmailTemplatesController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List the scope’s templates, by name then language' })
+  @ApiOperation({
+    operationId: 'listTemplates',
+    summary: 'List the scope’s templates, by name then language',
+  })
   @ApiPageEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListEmailTemplatesQuery) {
@@ -66,7 +73,10 @@ export class EmailTemplatesController {
 
   @Post()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Create a template (global when appId is null or omitted)' })
+  @ApiOperation({
+    operationId: 'createTemplate',
+    summary: 'Create a template (global when appId is null or omitted)',
+  })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async create(@Body() dto: CreateEmailTemplateDto) {
@@ -75,7 +85,7 @@ export class EmailTemplatesController {
 
   @Get(':templateId')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get one template of the scope' })
+  @ApiOperation({ operationId: 'getTemplate', summary: 'Get one template of the scope' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async get(@Param('templateId') id: string, @Query() query: TemplateScopeQuery) {
@@ -83,7 +93,7 @@ export class EmailTemplatesController {
   }
 
   @Put(':templateId')
-  @ApiOperation({ summary: 'Replace a template (version + 1 unless sent)' })
+  @ApiOperation({ operationId: 'replaceTemplate', summary: 'Replace a template (version + 1 unless sent)' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async replace(
@@ -95,19 +105,22 @@ export class EmailTemplatesController {
   }
 
   @Patch(':templateId')
-  @ApiOperation({ summary: 'Change the fields sent (version + 1 unless sent)' })
+  @ApiOperation({
+    operationId: 'updateTemplate',
+    summary: 'Change the fields sent (version + 1 unless sent)',
+  })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async update(
     @Param('templateId') id: string,
     @Query() query: TemplateScopeQuery,
-    @Body() dto: UpdateEmailTemplateDto,
+    @Body(NothingToUpdatePipe) dto: UpdateEmailTemplateDto,
   ) {
     return ok(toEmailTemplateView(await this.templates.update(id, query.appId ?? null, dto)));
   }
 
   @Delete(':templateId')
-  @ApiOperation({ summary: 'Delete a template of the scope' })
+  @ApiOperation({ operationId: 'deleteTemplate', summary: 'Delete a template of the scope' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async remove(@Param('templateId') id: string, @Query() query: TemplateScopeQuery) {
@@ -116,7 +129,7 @@ export class EmailTemplatesController {
   }
 
   @Patch(':templateId/toggle')
-  @ApiOperation({ summary: 'Set isActive (the scope is the body’s appId)' })
+  @ApiOperation({ operationId: 'toggleTemplate', summary: 'Set isActive (the scope is the body’s appId)' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async toggle(@Param('templateId') id: string, @Body() dto: ToggleEmailTemplateDto) {
@@ -125,7 +138,10 @@ export class EmailTemplatesController {
 
   @Post(':templateId/duplicate')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Copy a template into the scope named by the body’s appId (global when null)' })
+  @ApiOperation({
+    operationId: 'duplicateTemplate',
+    summary: 'Copy a template into the scope named by the body’s appId (global when null)',
+  })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async duplicate(@Param('templateId') id: string, @Body() dto: DuplicateEmailTemplateDto) {

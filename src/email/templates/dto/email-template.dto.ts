@@ -15,6 +15,7 @@ import {
   Matches,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { APP_ID_MAX_LENGTH } from '../../../apps/dto/app-input.dto';
@@ -122,7 +123,8 @@ export class CreateEmailTemplateDto extends TemplateContentDto {
   appId?: string | null;
 
   @ApiPropertyOptional({ enum: TEMPLATE_LANGUAGES, default: 'en' })
-  @IsOptional()
+  // Not @IsOptional(): it lets null through, and a template without a language could never be found.
+  @ValidateIf((_, value) => value !== undefined)
   @IsIn(TEMPLATE_LANGUAGES)
   language?: TemplateLanguage;
 }
