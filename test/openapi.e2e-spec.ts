@@ -1,5 +1,4 @@
 import { Role } from '../src/common/auth/roles';
-import { NOTHING_TO_UPDATE } from '../src/common/validation/nothing-to-update.pipe';
 import { createTestApp, TestApp } from './helpers/app';
 import { createSession, Session } from './helpers/session';
 
@@ -229,10 +228,10 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
       for (const { path } of patches) {
         const url = path.replace('{appId}', 'my-app').replace(/\{\w+\}/g, OBJECT_ID);
         const res = await admin.http.patch(url, {});
-        expect({ url, status: res.status, body: res.body }).toEqual({
+        expect({ url, status: res.status, error: res.body.error }).toEqual({
           url,
           status: 400,
-          body: { success: false, error: NOTHING_TO_UPDATE },
+          error: expect.stringMatching(/^Nothing to update: send at least one of \w+/),
         });
       }
     });

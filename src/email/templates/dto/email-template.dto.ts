@@ -15,13 +15,13 @@ import {
   Matches,
   MaxLength,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { APP_ID_MAX_LENGTH } from '../../../apps/dto/app-input.dto';
 import { APP_ID_PATTERN } from '../../../apps/schemas/app.schema';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
 import { BooleanQuery } from '../../../common/validation/boolean-query.decorator';
+import { Omittable } from '../../../common/validation/omittable.decorator';
 import {
   BODY_MAX,
   type EmailTemplate,
@@ -55,7 +55,7 @@ const ScopeProperty = (description: string) =>
 
 export class TemplateSenderDto {
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @Omittable()
   @Transform(trim)
   @IsString()
   @MaxLength(100)
@@ -123,8 +123,7 @@ export class CreateEmailTemplateDto extends TemplateContentDto {
   appId?: string | null;
 
   @ApiPropertyOptional({ enum: TEMPLATE_LANGUAGES, default: 'en' })
-  // Not @IsOptional(): it lets null through, and a template without a language could never be found.
-  @ValidateIf((_, value) => value !== undefined)
+  @Omittable()
   @IsIn(TEMPLATE_LANGUAGES)
   language?: TemplateLanguage;
 }
