@@ -71,6 +71,10 @@ const ERRORS: Record<number, { description: string; example: string }> = {
     description: 'A path parameter is longer than the router accepts (100 characters)',
     example: 'URI Too Long',
   },
+  [HttpStatus.NOT_ACCEPTABLE]: {
+    description: 'A multipart field declared as JSON is not valid JSON (@fastify/multipart)',
+    example: 'a request field is not a valid JSON as declared by its Content-Type',
+  },
   [HttpStatus.TOO_MANY_REQUESTS]: {
     description: 'Rate limit exceeded; retry after the Retry-After header',
     example: 'ThrottlerException: Too Many Requests',
@@ -114,6 +118,8 @@ export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMe
     if (operation.requestBody) {
       statuses.push(HttpStatus.BAD_REQUEST, HttpStatus.PAYLOAD_TOO_LARGE, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
     }
+    const media = Object.keys((operation.requestBody as RequestBodyObject | undefined)?.content ?? {});
+    if (media.includes('multipart/form-data')) statuses.push(HttpStatus.NOT_ACCEPTABLE);
     if (parameters.some((p) => p.in === 'query')) statuses.push(HttpStatus.BAD_REQUEST);
     if (parameters.some((p) => p.in === 'path')) {
       // A malformed escape in the path is a 400 and an overlong segment a 414, before any route runs.

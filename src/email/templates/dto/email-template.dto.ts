@@ -107,9 +107,9 @@ class TemplateContentDto {
   @Matches(VARIABLE_PATTERN, { each: true })
   variables?: string[];
 
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() isActive?: boolean;
+  @ApiPropertyOptional({ default: true }) @Omittable() @IsBoolean() isActive?: boolean;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @IsInt() @Min(1) version?: number;
+  @ApiPropertyOptional({ minimum: 1, default: 1 }) @Omittable() @IsInt() @Min(1) version?: number;
 
   @ApiPropertyOptional({ type: TemplateSenderDto })
   @IsOptional()
