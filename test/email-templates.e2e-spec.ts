@@ -235,8 +235,11 @@ describe('E-mail templates', () => {
       const unsent = await user.http.patch(url, { sender: null });
       expect(unsent.body.data.sender).toBeUndefined();
       expect(unsent.body.data.version).toBe(8);
+      // An empty PATCH is a 400 now (it used to answer 200 without a change): nothing to update.
       const empty = await user.http.patch(url, {});
-      expect(empty.body.data.version).toBe(8);
+      expect(empty.status).toBe(400);
+      expect(empty.body.error).toMatch(/^Nothing to update/);
+      expect((await user.http.get(url)).body.data.version).toBe(8);
       const scoped = await user.http.patch(
         `/admin/templates/${appTemplateId}`,
         { language: 'it' },

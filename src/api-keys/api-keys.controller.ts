@@ -38,6 +38,7 @@ import {
   ListApiKeysQuery,
   UpdateApiKeyDto,
 } from './dto/api-key-input.dto';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 /** Admin-only, except the statistics and the list, which never carry a secret (viewers may read them). */
 @ApiTags('API Keys')
@@ -49,7 +50,10 @@ export class ApiKeysController {
 
   @Get('stats')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Counts of keys: total, active, inactive (revoked), expired, and per app' })
+  @ApiOperation({
+    operationId: 'getApiKeyStats',
+    summary: 'Counts of keys: total, active, inactive (revoked), expired, and per app',
+  })
   @ApiOkEnvelope(ApiKeyStatsView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async stats(@Query() query: ApiKeyStatsQuery) {
@@ -58,7 +62,7 @@ export class ApiKeysController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List keys (never with their secret value)' })
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'List keys (never with their secret value)' })
   @ApiPageEnvelope(ApiKeyView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListApiKeysQuery) {
@@ -67,7 +71,10 @@ export class ApiKeysController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a key for an existing app; the response carries the full value' })
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create a key for an existing app; the response carries the full value',
+  })
   @ApiOkEnvelope(ApiKeyWithSecretView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async create(@CurrentUser() caller: AuthUser, @Body() dto: CreateApiKeyDto) {
@@ -76,7 +83,7 @@ export class ApiKeysController {
   }
 
   @Get(':keyId')
-  @ApiOperation({ summary: 'Get a key with its full value (admins only)' })
+  @ApiOperation({ operationId: 'getApiKey', summary: 'Get a key with its full value (admins only)' })
   @ApiOkEnvelope(ApiKeyWithSecretView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('keyId') keyId: string) {
@@ -85,15 +92,18 @@ export class ApiKeysController {
   }
 
   @Patch(':keyId')
-  @ApiOperation({ summary: 'Update name, description, allowed origins, active flag or expiry' })
+  @ApiOperation({
+    operationId: 'updateApiKey',
+    summary: 'Update name, description, allowed origins, active flag or expiry',
+  })
   @ApiOkEnvelope(ApiKeyView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async update(@Param('keyId') keyId: string, @Body() dto: UpdateApiKeyDto) {
+  async update(@Param('keyId') keyId: string, @Body(NothingToUpdatePipe) dto: UpdateApiKeyDto) {
     return ok(toApiKeyView(await this.keys.update(keyId, dto)), 'API key updated');
   }
 
   @Delete(':keyId')
-  @ApiOperation({ summary: 'Delete a key permanently' })
+  @ApiOperation({ operationId: 'deleteApiKey', summary: 'Delete a key permanently' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('keyId') keyId: string) {
@@ -103,7 +113,10 @@ export class ApiKeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Deactivate a key (it is refused with 403 from now on)' })
+  @ApiOperation({
+    operationId: 'revokeApiKey',
+    summary: 'Deactivate a key (it is refused with 403 from now on)',
+  })
   @ApiOkEnvelope(ApiKeyView, { withMessage: true })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async revoke(@Param('keyId') keyId: string) {
@@ -112,7 +125,10 @@ export class ApiKeysController {
 
   @Post(':keyId/regenerate')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Give the key a new value; the old value fails at once' })
+  @ApiOperation({
+    operationId: 'regenerateApiKey',
+    summary: 'Give the key a new value; the old value fails at once',
+  })
   @ApiOkEnvelope(RegeneratedApiKeyView, { withMessage: true })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async regenerate(@Param('keyId') keyId: string) {

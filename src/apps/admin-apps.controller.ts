@@ -18,6 +18,7 @@ import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/env
 import { AppsService } from './apps.service';
 import { CreateAppDto, ListAppsQuery, UpdateAppDto } from './dto/app-input.dto';
 import { AppPublicKeyView, AppView, toAppView } from './dto/app.dto';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 @ApiTags('Apps')
 @Controller('admin/apps')
@@ -27,7 +28,7 @@ export class AdminAppsController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List app records (by name)' })
+  @ApiOperation({ operationId: 'listApps', summary: 'List app records (by name)' })
   @ApiOkEnvelope(AppView, { isArray: true })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListAppsQuery) {
@@ -35,7 +36,10 @@ export class AdminAppsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an app; the service generates its publishable key' })
+  @ApiOperation({
+    operationId: 'createApp',
+    summary: 'Create an app; the service generates its publishable key',
+  })
   @ApiOkEnvelope(AppView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
   async create(@Body() dto: CreateAppDto) {
@@ -44,7 +48,7 @@ export class AdminAppsController {
 
   @Get(':id')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get an app record' })
+  @ApiOperation({ operationId: 'getApp', summary: 'Get an app record' })
   @ApiOkEnvelope(AppView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('id') id: string) {
@@ -53,16 +57,18 @@ export class AdminAppsController {
 
   @Patch(':id')
   @ApiOperation({
+    operationId: 'updateApp',
     summary: 'Update an app (its id is fixed; features, chatChannels and allowedOrigins are replaced)',
   })
   @ApiOkEnvelope(AppView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async update(@Param('id') id: string, @Body() dto: UpdateAppDto) {
+  async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateAppDto) {
     return ok(toAppView(await this.apps.update(id, dto)), 'App updated');
   }
 
   @Delete(':id')
   @ApiOperation({
+    operationId: 'deleteApp',
     summary: 'Delete an app and its API keys',
     description:
       'Its publishable key and API keys stop working at once; tenant data (tickets, contacts…) is kept.',
@@ -76,7 +82,10 @@ export class AdminAppsController {
 
   @Post(':id/rotate-key')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Replace the publishable key; the old one fails at once' })
+  @ApiOperation({
+    operationId: 'rotateAppKey',
+    summary: 'Replace the publishable key; the old one fails at once',
+  })
   @ApiOkEnvelope(AppPublicKeyView, { withMessage: true })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async rotateKey(@Param('id') id: string) {
@@ -85,7 +94,7 @@ export class AdminAppsController {
 
   @Post(':id/toggle')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Invert the active flag' })
+  @ApiOperation({ operationId: 'toggleApp', summary: 'Invert the active flag' })
   @ApiOkEnvelope(AppView, { withMessage: true })
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async toggle(@Param('id') id: string) {

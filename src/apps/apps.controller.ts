@@ -14,7 +14,10 @@ export class AppsController {
 
   @Get()
   @Authenticated(Access.SignedIn)
-  @ApiOperation({ summary: 'Active apps, for the app switcher of any signed-in user' })
+  @ApiOperation({
+    operationId: 'listActiveApps',
+    summary: 'Active apps, for the app switcher of any signed-in user',
+  })
   @ApiOkEnvelope(PublicAppView, { isArray: true })
   async list() {
     return ok((await this.apps.list({ activeOnly: true })).map(toPublicAppView));

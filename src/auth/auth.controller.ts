@@ -28,7 +28,7 @@ export class AuthController {
   @Public()
   @HttpCode(HttpStatus.OK)
   @RouteLimit(LOGIN_RATE_LIMIT)
-  @ApiOperation({ summary: 'Back-office login with e-mail and password' })
+  @ApiOperation({ operationId: 'login', summary: 'Back-office login with e-mail and password' })
   @ApiOkResponse({ type: TokenResponse })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.UNAUTHORIZED, HttpStatus.TOO_MANY_REQUESTS)
   async login(@Body() dto: LoginDto): Promise<TokenResponse> {
@@ -39,7 +39,7 @@ export class AuthController {
   @Post('refresh')
   @Authenticated(Access.SignedIn)
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'A fresh token for a still-valid one' })
+  @ApiOperation({ operationId: 'refreshToken', summary: 'A fresh token for a still-valid one' })
   @ApiOkResponse({ type: TokenResponse })
   async refresh(@CurrentUser() user: AuthUser): Promise<TokenResponse> {
     return { success: true, token: await this.auth.refresh(user), user };
@@ -47,7 +47,7 @@ export class AuthController {
 
   @Get('me')
   @Authenticated(Access.SignedIn)
-  @ApiOperation({ summary: 'The signed-in user' })
+  @ApiOperation({ operationId: 'getMe', summary: 'The signed-in user' })
   @ApiOkResponse({ type: MeResponse })
   me(@CurrentUser() user: AuthUser): MeResponse {
     return { success: true, user };
@@ -58,7 +58,10 @@ export class AuthController {
   @Public()
   @HttpCode(HttpStatus.OK)
   @RouteLimit(LOGIN_RATE_LIMIT)
-  @ApiOperation({ summary: 'Development helper: bcrypt hash of a password (404 in production)' })
+  @ApiOperation({
+    operationId: 'hashPassword',
+    summary: 'Development helper: bcrypt hash of a password (404 in production)',
+  })
   @ApiOkResponse({ type: HashResponse })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
   async hashPassword(@Body() dto: HashPasswordDto): Promise<HashResponse> {

@@ -19,6 +19,7 @@ import {
   UpdateFeedbackDto,
 } from './dto/feedback.dto';
 import { FeedbackService } from './feedback.service';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 @ApiTags('Feedback')
 @Controller('admin/:appId/feedback')
@@ -28,7 +29,10 @@ export class FeedbackAdminController {
 
   @Get('stats')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Counts of the app’s feedback by type and status' })
+  @ApiOperation({
+    operationId: 'getFeedbackStats',
+    summary: 'Counts of the app’s feedback by type and status',
+  })
   @ApiOkEnvelope(FeedbackStats)
   async stats(@Param('appId') appId: string) {
     return ok(await this.feedback.stats(appId));
@@ -36,7 +40,7 @@ export class FeedbackAdminController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List the app’s feedback' })
+  @ApiOperation({ operationId: 'listFeedback', summary: 'List the app’s feedback' })
   @ApiPageEnvelope(FeedbackView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListFeedbackQuery) {
@@ -46,7 +50,7 @@ export class FeedbackAdminController {
 
   @Get(':id')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get one feedback' })
+  @ApiOperation({ operationId: 'getFeedback', summary: 'Get one feedback' })
   @ApiOkEnvelope(FeedbackView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('id') id: string) {
@@ -54,15 +58,19 @@ export class FeedbackAdminController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Edit type, subject or message' })
+  @ApiOperation({ operationId: 'updateFeedback', summary: 'Edit type, subject or message' })
   @ApiOkEnvelope(FeedbackView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async update(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: UpdateFeedbackDto) {
+  async update(
+    @Param('appId') appId: string,
+    @Param('id') id: string,
+    @Body(NothingToUpdatePipe) dto: UpdateFeedbackDto,
+  ) {
     return ok(toFeedbackView(await this.feedback.update(appId, id, dto)));
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete one feedback' })
+  @ApiOperation({ operationId: 'deleteFeedback', summary: 'Delete one feedback' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
@@ -71,7 +79,7 @@ export class FeedbackAdminController {
   }
 
   @Patch(':id/status')
-  @ApiOperation({ summary: 'Change the status' })
+  @ApiOperation({ operationId: 'setFeedbackStatus', summary: 'Change the status' })
   @ApiOkEnvelope(FeedbackView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: FeedbackStatusDto) {
@@ -79,7 +87,7 @@ export class FeedbackAdminController {
   }
 
   @Patch(':id/priority')
-  @ApiOperation({ summary: 'Change the priority' })
+  @ApiOperation({ operationId: 'setFeedbackPriority', summary: 'Change the priority' })
   @ApiOkEnvelope(FeedbackView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setPriority(

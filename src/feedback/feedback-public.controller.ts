@@ -20,7 +20,7 @@ export class FeedbackPublicController {
   @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @Public()
   @RouteLimit(SUBMIT_RATE_LIMIT)
-  @ApiOperation({ summary: 'Send anonymous feedback to an active app' })
+  @ApiOperation({ operationId: 'submitFeedback', summary: 'Send anonymous feedback to an active app' })
   @ApiOkEnvelope(FeedbackView, { status: HttpStatus.CREATED })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
   async submit(@Param('appId') appId: string, @Body() dto: CreateFeedbackDto) {

@@ -12,7 +12,7 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Liveness and database status' })
+  @ApiOperation({ operationId: 'getHealth', summary: 'Liveness and database status' })
   @ApiResponse({ status: HttpStatus.OK, type: HealthRecord, description: 'Healthy' })
   @ApiResponse({
     status: HttpStatus.SERVICE_UNAVAILABLE,

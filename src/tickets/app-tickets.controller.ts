@@ -45,6 +45,7 @@ import { TicketForm } from './ticket-form';
 import { TicketStatsService } from './ticket-stats.service';
 import { TicketsService } from './tickets.service';
 import { AcceptsBody } from '../common/http/body/body-policy';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 /** The app-scoped family: every query is filtered by the `{appId}` of the path. */
 @ApiTags('Tickets')
@@ -58,7 +59,10 @@ export class AppTicketsController {
 
   @Get('stats')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: "Statistics of the app's tickets created in a range (default: last 30 days)" })
+  @ApiOperation({
+    operationId: 'getTicketStats',
+    summary: "Statistics of the app's tickets created in a range (default: last 30 days)",
+  })
   @ApiOkEnvelope(TicketStatsView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async getStats(@Param('appId') appId: string, @Query() query: TicketStatsQuery) {
@@ -68,6 +72,7 @@ export class AppTicketsController {
   @Post()
   @AcceptsBody({ multipart: true })
   @ApiOperation({
+    operationId: 'createTicket',
     summary: 'Open a ticket (JSON, or multipart/form-data with up to 5 files)',
     description:
       'Status starts `pending`, priority `normal` unless given, topic `general`. Uploaded files must be PNG, ' +
@@ -83,7 +88,10 @@ export class AppTicketsController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: "List the app's tickets (filters, search, sort, pagination)" })
+  @ApiOperation({
+    operationId: 'listTickets',
+    summary: "List the app's tickets (filters, search, sort, pagination)",
+  })
   @ApiPageEnvelope(TicketView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListAppTicketsQuery) {
@@ -92,7 +100,7 @@ export class AppTicketsController {
   }
 
   @Delete()
-  @ApiOperation({ summary: "Delete up to 100 of the app's tickets by id" })
+  @ApiOperation({ operationId: 'deleteTickets', summary: "Delete up to 100 of the app's tickets by id" })
   @ApiResponse({ status: HttpStatus.OK, description: 'Success', type: BulkDeleteResultSchema })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async removeMany(@Param('appId') appId: string, @Body() dto: BulkDeleteTicketsDto) {
@@ -102,7 +110,7 @@ export class AppTicketsController {
 
   @Get(':messageId')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get a ticket of the app' })
+  @ApiOperation({ operationId: 'getTicket', summary: 'Get a ticket of the app' })
   @ApiOkEnvelope(TicketView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('messageId') id: string) {
@@ -110,19 +118,19 @@ export class AppTicketsController {
   }
 
   @Patch(':messageId')
-  @ApiOperation({ summary: "Change a ticket's status, priority or topic" })
+  @ApiOperation({ operationId: 'updateTicket', summary: "Change a ticket's status, priority or topic" })
   @ApiOkEnvelope(TicketView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(
     @Param('appId') appId: string,
     @Param('messageId') id: string,
-    @Body() dto: UpdateAppTicketDto,
+    @Body(NothingToUpdatePipe) dto: UpdateAppTicketDto,
   ) {
     return ok(toTicketView(await this.tickets.update(appId, id, dto)), 'Ticket updated');
   }
 
   @Delete(':messageId')
-  @ApiOperation({ summary: 'Delete a ticket of the app and its uploaded files' })
+  @ApiOperation({ operationId: 'deleteTicket', summary: 'Delete a ticket of the app and its uploaded files' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('messageId') id: string) {
@@ -131,7 +139,10 @@ export class AppTicketsController {
   }
 
   @Patch(':messageId/status')
-  @ApiOperation({ summary: "Change a ticket's status (any status may follow any)" })
+  @ApiOperation({
+    operationId: 'setTicketStatus',
+    summary: "Change a ticket's status (any status may follow any)",
+  })
   @ApiOkEnvelope(TicketView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(
@@ -144,7 +155,10 @@ export class AppTicketsController {
   }
 
   @Post(':messageId/messages')
-  @ApiOperation({ summary: "Add a message to a ticket's thread (at most 500 per ticket)" })
+  @ApiOperation({
+    operationId: 'addTicketMessage',
+    summary: "Add a message to a ticket's thread (at most 500 per ticket)",
+  })
   @ApiOkEnvelope(TicketMessageView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async addMessage(
@@ -157,7 +171,7 @@ export class AppTicketsController {
 
   @Get(':messageId/messages')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: "A ticket's thread, oldest first" })
+  @ApiOperation({ operationId: 'listTicketMessages', summary: "A ticket's thread, oldest first" })
   @ApiOkEnvelope(TicketMessageView, { isArray: true })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async listMessages(@Param('appId') appId: string, @Param('messageId') id: string) {
@@ -166,7 +180,10 @@ export class AppTicketsController {
 
   @Get(':messageId/attachments/:key')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Download a file uploaded with the ticket (always as an attachment)' })
+  @ApiOperation({
+    operationId: 'downloadTicketAttachment',
+    summary: 'Download a file uploaded with the ticket (always as an attachment)',
+  })
   @ApiResponse({
     status: HttpStatus.OK,
     description: 'The file, with its stored content type',

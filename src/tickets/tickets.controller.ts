@@ -12,6 +12,7 @@ import {
 import { ListTicketsQuery, TicketStatusDto, UpdateTicketDto } from './dto/ticket-input.dto';
 import { toTicketView, TicketView } from './dto/ticket.dto';
 import { ALL_APPS, TicketsService } from './tickets.service';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 /** The global family: tickets of every app, for the back office. */
 @ApiTags('Tickets')
@@ -22,7 +23,10 @@ export class TicketsController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List tickets of every app (filters, search, sort, pagination)' })
+  @ApiOperation({
+    operationId: 'listAllTickets',
+    summary: 'List tickets of every app (filters, search, sort, pagination)',
+  })
   @ApiPageEnvelope(TicketView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListTicketsQuery) {
@@ -32,7 +36,7 @@ export class TicketsController {
 
   @Get(':messageId')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get a ticket' })
+  @ApiOperation({ operationId: 'getAnyTicket', summary: 'Get a ticket' })
   @ApiOkEnvelope(TicketView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('messageId') id: string) {
@@ -40,15 +44,15 @@ export class TicketsController {
   }
 
   @Patch(':messageId')
-  @ApiOperation({ summary: "Change a ticket's status or priority" })
+  @ApiOperation({ operationId: 'updateAnyTicket', summary: "Change a ticket's status or priority" })
   @ApiOkEnvelope(TicketView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async update(@Param('messageId') id: string, @Body() dto: UpdateTicketDto) {
+  async update(@Param('messageId') id: string, @Body(NothingToUpdatePipe) dto: UpdateTicketDto) {
     return ok(toTicketView(await this.tickets.update(ALL_APPS, id, dto)), 'Ticket updated');
   }
 
   @Delete(':messageId')
-  @ApiOperation({ summary: 'Delete a ticket and its uploaded files' })
+  @ApiOperation({ operationId: 'deleteAnyTicket', summary: 'Delete a ticket and its uploaded files' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('messageId') id: string) {
@@ -57,7 +61,10 @@ export class TicketsController {
   }
 
   @Patch(':messageId/status')
-  @ApiOperation({ summary: "Change a ticket's status (any status may follow any)" })
+  @ApiOperation({
+    operationId: 'setAnyTicketStatus',
+    summary: "Change a ticket's status (any status may follow any)",
+  })
   @ApiOkEnvelope(TicketView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(@Param('messageId') id: string, @Body() dto: TicketStatusDto) {

@@ -19,6 +19,7 @@ import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/env
 import { CreateUserDto, ListUsersQuery, PasswordDto, UpdateUserDto } from './dto/user-input.dto';
 import { toUserView, UserView } from './dto/user.dto';
 import { UsersService } from './users.service';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 @ApiTags('Users')
 @Controller('users')
@@ -28,7 +29,7 @@ export class UsersController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List admin users (no pagination)' })
+  @ApiOperation({ operationId: 'listUsers', summary: 'List admin users (no pagination)' })
   @ApiOkEnvelope(UserView, { isArray: true })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListUsersQuery) {
@@ -36,7 +37,7 @@ export class UsersController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an admin user' })
+  @ApiOperation({ operationId: 'createUser', summary: 'Create an admin user' })
   @ApiOkEnvelope(UserView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
   async create(@Body() dto: CreateUserDto) {
@@ -45,7 +46,7 @@ export class UsersController {
 
   @Get(':id')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get an admin user' })
+  @ApiOperation({ operationId: 'getUser', summary: 'Get an admin user' })
   @ApiOkEnvelope(UserView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('id') id: string) {
@@ -53,15 +54,21 @@ export class UsersController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update profile, settings, role or active flag (409 for the last active admin)' })
+  @ApiOperation({
+    operationId: 'updateUser',
+    summary: 'Update profile, settings, role or active flag (409 for the last active admin)',
+  })
   @ApiOkEnvelope(UserView, { withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
-  async update(@Param('id') id: string, @Body() dto: UpdateUserDto) {
+  async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateUserDto) {
     return ok(toUserView(await this.users.update(id, dto)), 'User updated');
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Deactivate an admin user (soft delete; 409 for the last active admin)' })
+  @ApiOperation({
+    operationId: 'deactivateUser',
+    summary: 'Deactivate an admin user (soft delete; 409 for the last active admin)',
+  })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async remove(@Param('id') id: string) {
@@ -72,7 +79,10 @@ export class UsersController {
   @Patch(':id/password')
   @HttpCode(HttpStatus.OK)
   @Authenticated(Access.SignedIn)
-  @ApiOperation({ summary: "Change a user's password (admins: anyone's; others: their own)" })
+  @ApiOperation({
+    operationId: 'changeUserPassword',
+    summary: "Change a user's password (admins: anyone's; others: their own)",
+  })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
   async changePassword(@CurrentUser() caller: AuthUser, @Param('id') id: string, @Body() dto: PasswordDto) {

@@ -19,6 +19,7 @@ import {
   WantStatusDto,
 } from './dto/want.dto';
 import { WantsService } from './wants.service';
+import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 
 @ApiTags('Wants')
 @Controller('admin/:appId/wants')
@@ -28,7 +29,10 @@ export class WantsAdminController {
 
   @Get('stats')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Counts of the app’s wants by status, category and priority' })
+  @ApiOperation({
+    operationId: 'getWantStatsAdmin',
+    summary: 'Counts of the app’s wants by status, category and priority',
+  })
   @ApiOkEnvelope(WantStats)
   async stats(@Param('appId') appId: string) {
     return ok(await this.wants.stats(appId));
@@ -36,7 +40,7 @@ export class WantsAdminController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List the app’s wants (admin view)' })
+  @ApiOperation({ operationId: 'listWantsAdmin', summary: 'List the app’s wants (admin view)' })
   @ApiPageEnvelope(WantAdminView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListWantsQuery) {
@@ -46,7 +50,7 @@ export class WantsAdminController {
 
   @Get(':id')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get a want (admin view)' })
+  @ApiOperation({ operationId: 'getWantAdmin', summary: 'Get a want (admin view)' })
   @ApiOkEnvelope(WantAdminView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('id') id: string) {
@@ -54,15 +58,19 @@ export class WantsAdminController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Edit title, description or category' })
+  @ApiOperation({ operationId: 'updateWant', summary: 'Edit title, description or category' })
   @ApiOkEnvelope(WantAdminView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async update(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: UpdateWantDto) {
+  async update(
+    @Param('appId') appId: string,
+    @Param('id') id: string,
+    @Body(NothingToUpdatePipe) dto: UpdateWantDto,
+  ) {
     return ok(toWantAdminView(await this.wants.update(appId, id, dto)));
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete a want and its votes' })
+  @ApiOperation({ operationId: 'deleteWant', summary: 'Delete a want and its votes' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
@@ -71,7 +79,7 @@ export class WantsAdminController {
   }
 
   @Patch(':id/status')
-  @ApiOperation({ summary: 'Change the status' })
+  @ApiOperation({ operationId: 'setWantStatus', summary: 'Change the status' })
   @ApiOkEnvelope(WantAdminView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: WantStatusDto) {
@@ -79,7 +87,7 @@ export class WantsAdminController {
   }
 
   @Patch(':id/priority')
-  @ApiOperation({ summary: 'Change the priority' })
+  @ApiOperation({ operationId: 'setWantPriority', summary: 'Change the priority' })
   @ApiOkEnvelope(WantAdminView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setPriority(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: WantPriorityDto) {

@@ -20,7 +20,7 @@ export class WantsPublicController {
   constructor(private readonly wants: WantsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List wants with hasVoted for the calling end user' })
+  @ApiOperation({ operationId: 'listWants', summary: 'List wants with hasVoted for the calling end user' })
   @ApiPageEnvelope(WantPublicView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Param('appId') appId: string, @Query() query: ListWantsQuery, @Voter() voterId: string) {
@@ -32,7 +32,7 @@ export class WantsPublicController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Submit a want (status open)' })
+  @ApiOperation({ operationId: 'createWant', summary: 'Submit a want (status open)' })
   @ApiOkEnvelope(WantPublicView, { status: HttpStatus.CREATED })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async create(@Param('appId') appId: string, @Body() dto: CreateWantDto) {
@@ -40,7 +40,7 @@ export class WantsPublicController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get a want' })
+  @ApiOperation({ operationId: 'getWant', summary: 'Get a want' })
   @ApiOkEnvelope(WantPublicView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('appId') appId: string, @Param('id') id: string, @Voter() voterId: string) {
@@ -50,7 +50,7 @@ export class WantsPublicController {
 
   @Post(':id/vote')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Vote for a want, or take the vote back (toggle)' })
+  @ApiOperation({ operationId: 'voteWant', summary: 'Vote for a want, or take the vote back (toggle)' })
   @ApiOkEnvelope(VoteResult)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async vote(@Param('appId') appId: string, @Param('id') id: string, @Voter() voterId: string) {

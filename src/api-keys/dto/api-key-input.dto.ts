@@ -12,6 +12,7 @@ import {
   MinDate,
 } from 'class-validator';
 import { APP_ID_PATTERN } from '../../apps/schemas/app.schema';
+import { Omittable } from '../../common/validation/omittable.decorator';
 import { PaginationQueryDto, SORT_ORDERS } from '../../common/pagination/pagination';
 import { AllowedOriginsProperty } from '../../common/validation/allowed-origins.decorator';
 import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
@@ -47,7 +48,7 @@ export class CreateApiKeyDto {
   name: string;
 
   @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(500)
   description?: string;

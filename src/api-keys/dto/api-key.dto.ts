@@ -10,7 +10,13 @@ export class ApiKeyView {
   @ApiProperty({ type: [String] }) allowedOrigins: string[];
   @ApiProperty() isActive: boolean;
   @ApiPropertyOptional({ format: 'date-time' }) lastUsed?: Date;
-  @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: Date;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'null or absent: never expires',
+  })
+  expiresAt?: Date | null;
   @ApiProperty({ description: 'Id of the admin user who created the key' }) createdBy: string;
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;

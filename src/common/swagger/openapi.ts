@@ -1,18 +1,89 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import {
+  addCommonResponses,
+  addRequestExamples,
+  closeRequestBodies,
+  dedupeSecurity,
+  describeObjectIdParameters,
+} from './document-passes';
 import { ErrorSchema } from './envelope.decorators';
+import { SECURITY } from './security-schemes';
+import { applyValidationConstraints } from './validation-constraints';
 
-/** Names of the security schemes; the credential decorators refer to them. */
-export const SECURITY = {
-  bearer: 'bearer',
-  apiKey: 'api-key',
-  appKey: 'app-key',
-  endUser: 'end-user',
-} as const;
+export { SECURITY } from './security-schemes';
+
+/** Every tag a controller uses, with what it groups, and the 404 message of its records. */
+const TAGS: { name: string; description: string; notFound?: string }[] = [
+  { name: 'Health', description: 'Liveness and database status (no credential)' },
+  { name: 'Auth', description: 'Back-office login, token refresh and the signed-in user' },
+  {
+    name: 'Users',
+    description: 'Back-office (admin) users, their roles, settings and passwords',
+    notFound: 'User not found',
+  },
+  {
+    name: 'Apps',
+    description: 'Client applications: records, features, allowed origins and publishable keys',
+    notFound: 'App not found',
+  },
+  {
+    name: 'API Keys',
+    description: "Secret API keys of the apps (`sk_<appId>_…`), for the apps' backends",
+    notFound: 'API key not found',
+  },
+  {
+    name: 'Tickets',
+    description: 'Support tickets per app, their message threads and attachments',
+    notFound: 'Ticket not found',
+  },
+  {
+    name: 'Wants',
+    description: 'Feature requests and votes: the public board (API key) and its moderation',
+    notFound: 'Want not found',
+  },
+  {
+    name: 'Feedback',
+    description: 'Feedback sent from the apps, and its moderation',
+    notFound: 'Feedback not found',
+  },
+  {
+    name: 'E-mail templates',
+    description: 'Handlebars templates of the e-mails the service sends',
+    notFound: 'Template not found',
+  },
+  {
+    name: 'E-mail jobs',
+    description: 'The e-mail queue: jobs, their status and counters',
+    notFound: 'E-mail job not found',
+  },
+];
+
+/** `UsersController.list` → `usersList`: the fallback for a route without an explicit `operationId`. */
+function fallbackOperationId(controllerKey: string, methodKey: string): string {
+  const resource = controllerKey.replace(/Controller$/, '');
+  return `${resource.charAt(0).toLowerCase()}${resource.slice(1)}${methodKey.charAt(0).toUpperCase()}${methodKey.slice(1)}`;
+}
+
+/** The classes of every handler parameter (the DTOs of bodies and queries among them). */
+function handlerParameterClasses(app: INestApplication): Set<Type<unknown>> {
+  const classes = new Set<Type<unknown>>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (!metatype) continue;
+      const prototype = metatype.prototype as object;
+      for (const method of Object.getOwnPropertyNames(prototype)) {
+        const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[];
+        for (const type of types) if (typeof type === 'function') classes.add(type as Type<unknown>);
+      }
+    }
+  }
+  return classes;
+}
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setTitle('Multi-app administration service')
     .setDescription(
       'Back-office login and admin users, apps and keys, tickets, wants, feedback, contacts, e-mail engine and ' +
@@ -22,7 +93,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1.0.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, SECURITY.bearer)
     .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Secret API key sk_<appId>_…' },
+      // In backticks: a bare `<appId>` is read as an HTML tag by the Markdown renderer and disappears.
+      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Secret API key `sk_<appId>_…`' },
       SECURITY.apiKey,
     )
     .addApiKey(
@@ -30,7 +102,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         type: 'apiKey',
         in: 'header',
         name: 'X-App-Key',
-        description: 'Publishable app key pk_… plus a matching Origin',
+        description: 'Publishable app key `pk_…` plus a matching `Origin`',
       },
       SECURITY.appKey,
     )
@@ -39,30 +111,33 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: "An app end user's token (audience end-user), from the magic-link sign-in",
+        description: "An app end user's token (audience `end-user`), from the magic-link sign-in",
       },
       SECURITY.endUser,
-    )
-    .build();
-  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorSchema] });
-  addUnexpectedErrorResponse(document);
+    );
+  for (const tag of TAGS) builder.addTag(tag.name, tag.description);
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    extraModels: [ErrorSchema],
+    operationIdFactory: fallbackOperationId,
+  });
+  const validated = applyValidationConstraints(document, handlerParameterClasses(app));
+  closeRequestBodies(document, validated);
+  describeObjectIdParameters(document);
+  addRequestExamples(document);
+  dedupeSecurity(document);
+  const notFound = Object.fromEntries(
+    TAGS.filter((t) => t.notFound).map((t) => [t.name, t.notFound as string]),
+  );
+  addCommonResponses(document, notFound);
   return document;
-}
-
-/** Every operation may answer 500 with the error envelope (and an errorId); say so once, here. */
-function addUnexpectedErrorResponse(document: OpenAPIObject): void {
-  for (const pathItem of Object.values(document.paths)) {
-    for (const operation of Object.values(pathItem)) {
-      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
-      (operation as OperationObject).responses['500'] ??= {
-        description: 'Unexpected error; the message carries an errorId that is also in the server log',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorSchema' } } },
-      };
-    }
-  }
 }
 
 export function setupOpenApi(app: INestApplication): void {
   const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    // A token pasted into Authorize survives a reload of the page.
+    swaggerOptions: { persistAuthorization: true },
+  });
 }

@@ -21,7 +21,7 @@ export class EmailJobsController {
   constructor(private readonly jobs: EmailJobsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List e-mail jobs, newest first' })
+  @ApiOperation({ operationId: 'listEmailJobs', summary: 'List e-mail jobs, newest first' })
   @ApiPageEnvelope(EmailJobView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListEmailJobsQuery) {
@@ -30,7 +30,10 @@ export class EmailJobsController {
   }
 
   @Get('stats')
-  @ApiOperation({ summary: 'Jobs by status, with progress, optionally for one campaign' })
+  @ApiOperation({
+    operationId: 'getEmailJobStats',
+    summary: 'Jobs by status, with progress, optionally for one campaign',
+  })
   @ApiOkEnvelope(EmailJobStats)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async stats(@Query() query: EmailJobStatsQuery) {
@@ -38,7 +41,7 @@ export class EmailJobsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one e-mail job' })
+  @ApiOperation({ operationId: 'getEmailJob', summary: 'Get one e-mail job' })
   @ApiOkEnvelope(EmailJobView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async get(@Param('id') id: string) {

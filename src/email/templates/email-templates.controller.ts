@@ -35,6 +35,7 @@ import {
 } from './dto/email-template.dto';
 import { EmailTemplatesService } from './email-templates.service';
 import { AcceptsBody, MAX_BODY_BYTES } from '../../common/http/body/body-policy';
+import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 
 /**
  * Every route addresses one scope: `appId` (query, or body for toggle) names an app; omitted means the
@@ -48,7 +49,10 @@ export class EmailTemplatesController {
 
   @Get('categories')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Languages of the scope’s templates with their counts' })
+  @ApiOperation({
+    operationId: 'listTemplateCategories',
+    summary: 'Languages of the scope’s templates with their counts',
+  })
   @ApiOkEnvelope(TemplateCategoryView, { isArray: true })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async categories(@Query() query: TemplateScopeQuery) {
@@ -57,7 +61,10 @@ export class EmailTemplatesController {
 
   @Get()
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'List the scope’s templates, by name then language' })
+  @ApiOperation({
+    operationId: 'listTemplates',
+    summary: 'List the scope’s templates, by name then language',
+  })
   @ApiPageEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async list(@Query() query: ListEmailTemplatesQuery) {
@@ -68,7 +75,10 @@ export class EmailTemplatesController {
   @Post()
   @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Create a template (global when appId is null or omitted)' })
+  @ApiOperation({
+    operationId: 'createTemplate',
+    summary: 'Create a template (global when appId is null or omitted)',
+  })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async create(@Body() dto: CreateEmailTemplateDto) {
@@ -77,7 +87,7 @@ export class EmailTemplatesController {
 
   @Get(':templateId')
   @Authenticated(Access.Read)
-  @ApiOperation({ summary: 'Get one template of the scope' })
+  @ApiOperation({ operationId: 'getTemplate', summary: 'Get one template of the scope' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async get(@Param('templateId') id: string, @Query() query: TemplateScopeQuery) {
@@ -86,7 +96,7 @@ export class EmailTemplatesController {
 
   @Put(':templateId')
   @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
-  @ApiOperation({ summary: 'Replace a template (version + 1 unless sent)' })
+  @ApiOperation({ operationId: 'replaceTemplate', summary: 'Replace a template (version + 1 unless sent)' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async replace(
@@ -99,19 +109,22 @@ export class EmailTemplatesController {
 
   @Patch(':templateId')
   @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
-  @ApiOperation({ summary: 'Change the fields sent (version + 1 unless sent)' })
+  @ApiOperation({
+    operationId: 'updateTemplate',
+    summary: 'Change the fields sent (version + 1 unless sent)',
+  })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async update(
     @Param('templateId') id: string,
     @Query() query: TemplateScopeQuery,
-    @Body() dto: UpdateEmailTemplateDto,
+    @Body(NothingToUpdatePipe) dto: UpdateEmailTemplateDto,
   ) {
     return ok(toEmailTemplateView(await this.templates.update(id, query.appId ?? null, dto)));
   }
 
   @Delete(':templateId')
-  @ApiOperation({ summary: 'Delete a template of the scope' })
+  @ApiOperation({ operationId: 'deleteTemplate', summary: 'Delete a template of the scope' })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async remove(@Param('templateId') id: string, @Query() query: TemplateScopeQuery) {
@@ -120,7 +133,7 @@ export class EmailTemplatesController {
   }
 
   @Patch(':templateId/toggle')
-  @ApiOperation({ summary: 'Set isActive (the scope is the body’s appId)' })
+  @ApiOperation({ operationId: 'toggleTemplate', summary: 'Set isActive (the scope is the body’s appId)' })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async toggle(@Param('templateId') id: string, @Body() dto: ToggleEmailTemplateDto) {
@@ -129,7 +142,10 @@ export class EmailTemplatesController {
 
   @Post(':templateId/duplicate')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Copy a template into the scope named by the body’s appId (global when null)' })
+  @ApiOperation({
+    operationId: 'duplicateTemplate',
+    summary: 'Copy a template into the scope named by the body’s appId (global when null)',
+  })
   @ApiOkEnvelope(EmailTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async duplicate(@Param('templateId') id: string, @Body() dto: DuplicateEmailTemplateDto) {

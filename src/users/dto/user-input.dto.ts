@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { Role, ROLES } from '../../common/auth/roles';
 import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
+import { Omittable } from '../../common/validation/omittable.decorator';
 import { BIO_MAX_LENGTH, LANGUAGES, THEMES } from '../schemas/user.schema';
 
 export const PASSWORD_MIN_LENGTH = 6;
@@ -72,7 +73,7 @@ export class UserSettingsInput {
   theme?: (typeof THEMES)[number];
 
   @ApiPropertyOptional({ description: 'An app id' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(100)
   defaultApp?: string;

@@ -21,6 +21,7 @@ import { APP_ID_MAX_LENGTH } from '../../../apps/dto/app-input.dto';
 import { APP_ID_PATTERN } from '../../../apps/schemas/app.schema';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
 import { BooleanQuery } from '../../../common/validation/boolean-query.decorator';
+import { Omittable } from '../../../common/validation/omittable.decorator';
 import {
   BODY_MAX,
   type EmailTemplate,
@@ -54,7 +55,7 @@ const ScopeProperty = (description: string) =>
 
 export class TemplateSenderDto {
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @Omittable()
   @Transform(trim)
   @IsString()
   @MaxLength(100)
@@ -106,9 +107,9 @@ class TemplateContentDto {
   @Matches(VARIABLE_PATTERN, { each: true })
   variables?: string[];
 
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() isActive?: boolean;
+  @ApiPropertyOptional({ default: true }) @Omittable() @IsBoolean() isActive?: boolean;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @IsInt() @Min(1) version?: number;
+  @ApiPropertyOptional({ minimum: 1, default: 1 }) @Omittable() @IsInt() @Min(1) version?: number;
 
   @ApiPropertyOptional({ type: TemplateSenderDto })
   @IsOptional()
@@ -122,7 +123,7 @@ export class CreateEmailTemplateDto extends TemplateContentDto {
   appId?: string | null;
 
   @ApiPropertyOptional({ enum: TEMPLATE_LANGUAGES, default: 'en' })
-  @IsOptional()
+  @Omittable()
   @IsIn(TEMPLATE_LANGUAGES)
   language?: TemplateLanguage;
 }

@@ -1,0 +1,239 @@
+import { Role } from '../src/common/auth/roles';
+import { createTestApp, TestApp } from './helpers/app';
+import { createSession, Session } from './helpers/session';
+
+/** The parts of the document these tests read. */
+interface Schema {
+  $ref?: string;
+  type?: string;
+  format?: string;
+  pattern?: string;
+  nullable?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  minProperties?: number;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  properties?: Record<string, Schema>;
+}
+interface Media {
+  schema?: Schema;
+  example?: unknown;
+}
+interface Operation {
+  operationId: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; schema?: Schema }[];
+  requestBody?: { content: Record<string, Media> };
+  responses: Record<string, { description: string; content?: Record<string, Media> }>;
+}
+interface Document {
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { description?: string }> };
+}
+interface Entry {
+  method: string;
+  path: string;
+  operation: Operation;
+}
+
+const OBJECT_ID = '0123456789abcdef01234567';
+
+describe('The OpenAPI document (/docs-json) tells the truth', () => {
+  let t: TestApp;
+  let doc: Document;
+  let operations: Entry[];
+  let admin: Session;
+
+  const name = ({ method, path }: Entry) => `${method.toUpperCase()} ${path}`;
+  const schemaOf = (ref: string | undefined) => doc.components.schemas[ref?.split('/').pop() ?? ''];
+  const exampleOf = (operation: Operation, status: number) =>
+    (operation.responses[status]?.content?.['application/json']?.example as { error?: string } | undefined)
+      ?.error;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    doc = (await t.http.get('/docs-json')).body as Document;
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+    );
+    admin = await createSession(t, Role.Admin);
+  });
+  afterAll(() => t.close());
+
+  it('gives every operation a unique camelCase operationId', () => {
+    const ids = operations.map((o) => o.operation.operationId);
+    expect(ids.filter((id) => !/^[a-z][a-zA-Z0-9]*$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(doc.paths['/users'].get.operationId).toBe('listUsers');
+    expect(doc.paths['/api-keys'].post.operationId).toBe('createApiKey');
+  });
+
+  it('documents 429 and 500 with the error envelope and an example on every operation', () => {
+    const missing = operations
+      .filter(({ operation }) =>
+        [429, 500].some(
+          (status) =>
+            operation.responses[status]?.content?.['application/json']?.schema?.$ref !==
+              '#/components/schemas/ErrorSchema' || !exampleOf(operation, status),
+        ),
+      )
+      .map(name);
+    expect(missing).toEqual([]);
+    expect(exampleOf(doc.paths['/health'].get, 429)).toBe('ThrottlerException: Too Many Requests');
+  });
+
+  it('documents 400, 413 and 415 on every operation with a body, and 400, 404, 414 with path parameters', () => {
+    const missing: string[] = [];
+    for (const entry of operations) {
+      const { operation } = entry;
+      const expected = [
+        ...(operation.requestBody ? [400, 413, 415] : []),
+        ...(operation.parameters?.some((p) => p.in === 'path') ? [400, 404, 414] : []),
+      ];
+      for (const status of expected)
+        if (!operation.responses[status]) missing.push(`${name(entry)} ${status}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('gives each error status its own example, per credential', () => {
+    const me = doc.paths['/users/{id}'].get;
+    expect(exampleOf(me, 401)).toBe('Missing bearer token');
+    expect(exampleOf(me, 403)).toBe('Your role does not allow this operation');
+    expect(exampleOf(me, 404)).toBe('User not found');
+    expect(exampleOf(doc.paths['/{appId}/wants'].get, 401)).toBe('Missing X-API-Key header');
+    expect(exampleOf(doc.paths['/users'].post, 400)).toBe('email must be an email');
+    const examples = new Set(
+      operations.flatMap(({ operation }) => [401, 403, 404].map((s) => exampleOf(operation, s))),
+    );
+    expect(examples.has('email must be an email')).toBe(false);
+  });
+
+  it('documents the 401 and 403 messages the server really sends', async () => {
+    const anonymous = await t.http.get(`/users/${OBJECT_ID}`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error).toBe(exampleOf(doc.paths['/users/{id}'].get, 401));
+    const viewer = await createSession(t, Role.Viewer);
+    const refused = await viewer.http.post('/users', {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe(exampleOf(doc.paths['/users'].post, 403));
+    const unknown = await admin.http.get(`/users/${OBJECT_ID}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe(exampleOf(doc.paths['/users/{id}'].get, 404));
+  });
+
+  it('has at most one security requirement per operation', () => {
+    const repeated = operations.filter(({ operation }) => (operation.security?.length ?? 0) > 1).map(name);
+    expect(repeated).toEqual([]);
+    expect(doc.paths['/users'].get.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/health'].get.security ?? []).toEqual([]);
+  });
+
+  it('describes every tag it uses', () => {
+    const described = new Map((doc.tags ?? []).map((tag) => [tag.name, tag.description ?? '']));
+    const used = new Set(operations.flatMap(({ operation }) => operation.tags ?? []));
+    expect([...used].filter((tag) => !described.get(tag))).toEqual([]);
+  });
+
+  it('writes no bare <placeholder> in descriptions (Markdown would eat it as an HTML tag)', () => {
+    const bare: string[] = [];
+    JSON.stringify(doc, (key, value: unknown) => {
+      if (
+        key === 'description' &&
+        typeof value === 'string' &&
+        /<[a-zA-Z]/.test(value.replace(/`[^`]*`/g, ''))
+      )
+        bare.push(value);
+      return value;
+    });
+    expect(bare).toEqual([]);
+    expect(doc.components.securitySchemes['api-key'].description).toContain('`sk_<appId>_…`');
+  });
+
+  it('closes request bodies (additionalProperties: false), nested validated objects included', () => {
+    const open: string[] = [];
+    for (const entry of operations) {
+      const schema = entry.operation.requestBody?.content['application/json']?.schema;
+      if (schema?.$ref && schemaOf(schema.$ref).additionalProperties !== false) open.push(name(entry));
+    }
+    expect(open).toEqual([]);
+    expect(doc.components.schemas.UserProfileInput.additionalProperties).toBe(false);
+  });
+
+  it('gives JSON bodies a request example', () => {
+    const without = operations
+      .filter(({ operation }) => {
+        const media = operation.requestBody?.content['application/json'];
+        return media && media.example === undefined;
+      })
+      .map(name);
+    expect(without).toEqual([]);
+  });
+
+  it('carries the constraints the ValidationPipe enforces', () => {
+    const { CreateUserDto, UpdateApiKeyDto } = doc.components.schemas;
+    expect(CreateUserDto.properties?.email).toMatchObject({
+      type: 'string',
+      format: 'email',
+      maxLength: 254,
+    });
+    expect(CreateUserDto.properties?.firstName).toMatchObject({ minLength: 1, maxLength: 100 });
+    expect(UpdateApiKeyDto.properties?.description).toMatchObject({
+      type: 'string',
+      nullable: true,
+      maxLength: 500,
+    });
+    expect(UpdateApiKeyDto.properties?.expiresAt).toMatchObject({ type: 'string', format: 'date-time' });
+    const id = doc.paths['/users/{id}'].get.parameters?.find((p) => p.name === 'id');
+    expect(id?.schema).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{24}$' });
+    const appId = doc.paths['/admin/apps/{id}'].get.parameters?.find((p) => p.name === 'id');
+    expect(appId?.schema?.pattern).toBeUndefined();
+  });
+
+  it('turns on persistAuthorization in Swagger UI', async () => {
+    const init = await t.http.get('/docs/swagger-ui-init.js');
+    expect(init.status).toBe(200);
+    expect(init.text).toMatch(/"persistAuthorization":\s*true/);
+  });
+
+  describe('an empty PATCH body is a 400 on every PATCH route that updates fields', () => {
+    it('documents it (minProperties: 1) on every PATCH body without required fields', () => {
+      const patches = operations.filter((o) => o.method === 'patch');
+      expect(patches.length).toBeGreaterThan(8);
+      const loose = patches.filter(({ operation }) => {
+        const body = schemaOf(operation.requestBody?.content['application/json']?.schema?.$ref);
+        return !body?.required?.length && body?.minProperties !== 1;
+      });
+      expect(loose.map(name)).toEqual([]);
+    });
+
+    it('answers it', async () => {
+      const patches = operations.filter(({ method, operation }) => {
+        const body = schemaOf(operation.requestBody?.content['application/json']?.schema?.$ref);
+        return method === 'patch' && body?.minProperties === 1;
+      });
+      expect(patches.map((p) => p.operation.operationId).sort()).toEqual([
+        'updateAnyTicket',
+        'updateApiKey',
+        'updateApp',
+        'updateFeedback',
+        'updateTemplate',
+        'updateTicket',
+        'updateUser',
+        'updateWant',
+      ]);
+      for (const { path } of patches) {
+        const url = path.replace('{appId}', 'my-app').replace(/\{\w+\}/g, OBJECT_ID);
+        const res = await admin.http.patch(url, {});
+        expect({ url, status: res.status, error: res.body.error }).toEqual({
+          url,
+          status: 400,
+          error: expect.stringMatching(/^Nothing to update: send at least one of \w+/),
+        });
+      }
+    });
+  });
+});
