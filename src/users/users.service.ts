@@ -157,6 +157,9 @@ export class UsersService {
       if (value === undefined) unset[path] = '';
       else restore[path] = value;
     }
+    // Both fields, not only the one this change wrote: a concurrent change may have taken the other away
+    // from the same user (one demotes while another deactivates), and restoring one alone left no admin.
+    Object.assign(restore, ACTIVE_ADMIN);
     await this.users
       .updateOne({ _id: id }, { $set: restore, ...(Object.keys(unset).length ? { $unset: unset } : {}) })
       .exec();

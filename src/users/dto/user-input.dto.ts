@@ -26,49 +26,49 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 
 export class UserProfileInput {
   @ApiPropertyOptional({ format: 'uri' })
-  @IsOptional()
+  @Omittable()
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
   @MaxLength(2048)
   avatar?: string;
 
   @ApiPropertyOptional({ maxLength: BIO_MAX_LENGTH })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(BIO_MAX_LENGTH)
   bio?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(40)
   phone?: string;
 
   @ApiPropertyOptional({ default: 'UTC' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(64)
   timezone?: string;
 
   @ApiPropertyOptional({ enum: LANGUAGES, default: 'en' })
-  @IsOptional()
+  @Omittable()
   @IsIn(LANGUAGES)
   language?: (typeof LANGUAGES)[number];
 }
 
 export class NotificationSettingsInput {
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() email?: boolean;
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() push?: boolean;
+  @ApiPropertyOptional({ default: true }) @Omittable() @IsBoolean() email?: boolean;
+  @ApiPropertyOptional({ default: false }) @Omittable() @IsBoolean() push?: boolean;
 }
 
 export class UserSettingsInput {
   @ApiPropertyOptional({ type: NotificationSettingsInput })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => NotificationSettingsInput)
   notifications?: NotificationSettingsInput;
 
   @ApiPropertyOptional({ enum: THEMES, default: 'auto' })
-  @IsOptional()
+  @Omittable()
   @IsIn(THEMES)
   theme?: (typeof THEMES)[number];
 
@@ -98,18 +98,18 @@ export class CreateUserDto extends PasswordDto {
   @ApiProperty() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) lastName: string;
 
   @ApiPropertyOptional({ enum: ROLES, default: Role.User })
-  @IsOptional()
+  @Omittable()
   @IsEnum(Role)
   role?: Role;
 
   @ApiPropertyOptional({ type: UserProfileInput })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => UserProfileInput)
   profile?: UserProfileInput;
 
   @ApiPropertyOptional({ type: UserSettingsInput })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => UserSettingsInput)
   settings?: UserSettingsInput;
@@ -118,30 +118,30 @@ export class CreateUserDto extends PasswordDto {
 /** Only these fields may change; anything else (password, email, _id, loginCount…) is a 400. */
 export class UpdateUserDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Omittable()
   @Transform(trim)
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
   firstName?: string;
   @ApiPropertyOptional()
-  @IsOptional()
+  @Omittable()
   @Transform(trim)
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
   lastName?: string;
-  @ApiPropertyOptional({ enum: ROLES }) @IsOptional() @IsEnum(Role) role?: Role;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() isActive?: boolean;
+  @ApiPropertyOptional({ enum: ROLES }) @Omittable() @IsEnum(Role) role?: Role;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() isActive?: boolean;
 
   @ApiPropertyOptional({ type: UserProfileInput })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => UserProfileInput)
   profile?: UserProfileInput;
 
   @ApiPropertyOptional({ type: UserSettingsInput })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => UserSettingsInput)
   settings?: UserSettingsInput;
