@@ -62,6 +62,12 @@ describe('Hostile bodies on every route', () => {
       features: [],
     },
     'null everything': { email: null, name: null, subject: null, message: null, title: null, status: null },
+    'arrays where objects are declared': {
+      profile: [null, null],
+      settings: { notifications: [null, null] },
+      sender: [1],
+      filters: [[]],
+    },
     'huge strings': { email: `${'a'.repeat(40_000)}@b.test`, name: 'n'.repeat(20_000) },
   };
 

@@ -7,7 +7,9 @@
  * (default python3). Credentials go per security scheme (schemathesis.toml); hooks.py keeps the fuzzer off its
  * own admin, key and app, and spreads requests over client addresses. Reports go to artifacts/fuzz/:
  * summary.md (failures grouped by kind, with example requests), junit.xml, schemathesis.log (its console
- * output) and server.log, where each 500's errorId can be looked up. Exits non-zero on any failure.
+ * output) and server.log, where each 500's errorId can be looked up. Exits non-zero when the run did not
+ * finish, or on a server error, a response that breaks the document or an undocumented status code; the
+ * other checks are reported in summary.md.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -199,8 +201,10 @@ async function main(): Promise<void> {
   console.log(
     `fuzz (${profileName}) took ${((Date.now() - started) / 1000).toFixed(0)} s; summary: ${summaryFile}`,
   );
-  if (status === 0 && summary.failures > 0) status = 1;
-  process.exitCode = status;
+  // schemathesis exits 1 for any failing check; the gate is the three kinds of summary.gatingFailures.
+  const passed = summary.completed && summary.gatingFailures === 0;
+  if (!summary.completed) console.error(`fuzz: schemathesis did not finish (exit ${status})`);
+  process.exitCode = passed ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

@@ -32,6 +32,14 @@ export interface Summary {
   headline: string;
   /** Failing checks (a test case failing two checks counts twice); tool errors count too. */
   failures: number;
+  /**
+   * What the gate refuses: server errors, responses that break the document, undocumented status codes.
+   * The other checks (a valid-looking request refused, 404 instead of 405, …) and schemathesis's own
+   * crashes are reported in the summary without failing the run.
+   */
+  gatingFailures: number;
+  /** Whether schemathesis printed its closing line (false: killed, crashed or interrupted). */
+  completed: boolean;
 }
 
 function unescapeXml(text: string): string {
@@ -140,5 +148,7 @@ export function summarize(consoleLog: string, junitFile: string, title: string):
     markdown: lines.join('\n'),
     headline: `${findings.length} failing checks (${headline.join('; ')}); ${errors.length} tool errors; test cases: ${cases}`,
     failures: findings.length + errors.length,
+    gatingFailures: findings.filter((finding) => kindOf(finding.code) !== OTHER).length,
+    completed: /^=+ (.+ in [\d.]+s) =+$/m.test(output),
   };
 }
