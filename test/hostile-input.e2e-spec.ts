@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Role } from '../src/common/auth/roles';
 import { createTestApp, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
@@ -57,13 +58,18 @@ describe('Hostile input', () => {
 
     it('answers 413 to a chunked body over the route limit (no Content-Length to trust)', async () => {
       const body = JSON.stringify({ email: 'a@b.test', password: 'x'.repeat(20_000) });
+      // A stream payload is sent without a Content-Length, so only the read length can refuse it.
       const res = await t.app.inject({
         method: 'POST',
         url: '/auth/login',
         headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-        payload: body,
+        payload: Readable.from([body]),
       });
       expect(res.statusCode).toBe(413);
+      expect(JSON.parse(res.body)).toEqual({
+        success: false,
+        error: expect.stringMatching(/at most 16384 bytes/),
+      });
     });
   });
 
