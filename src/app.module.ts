@@ -8,11 +8,13 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { CredentialGuard } from './common/auth/credential.guard';
+import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { ClientThrottlerGuard, throttlerOptions } from './common/http/rate-limit';
 import { createValidationPipe } from './common/validation/validation-pipe';
 import { LoggingModule } from './common/logging/logging.module';
 import { AppConfigModule } from './config/config.module';
+import { ContactsModule } from './contacts/contacts.module';
 import { type DatabaseOptions, DatabaseModule } from './database/database.module';
 import { EmailModule } from './email/email.module';
 import { FeedbackModule } from './feedback/feedback.module';
@@ -28,6 +30,7 @@ import { WantsModule } from './wants/wants.module';
     EventEmitterModule.forRoot(),
     ScheduleModule.forRoot(),
     ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: throttlerOptions }),
+    CryptoModule,
     HealthModule,
     AuthModule,
     UsersModule,
@@ -37,6 +40,7 @@ import { WantsModule } from './wants/wants.module';
     TicketsModule,
     ApiKeysModule,
     EmailModule,
+    ContactsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -258,22 +258,22 @@ describe('E-mail queue, worker and delivery', () => {
   describe('suppression', () => {
     it('skips a suppressed address (any case) and records the skip on the job', async () => {
       const suppression = t.app.get(SuppressionService);
-      await suppression.suppress({ email: 'Ada@Example.com', reason: 'hard_bounce', source: 'test' });
+      await suppression.suppress({ email: 'Ada@Example.com', reason: 'opt_out', source: 'test' });
       const { id } = await email.enqueueEmail({ ...literal, to: 'ADA@example.com' });
       await drain();
 
       expect(smtp.attempts).toHaveLength(0);
       const job = await jobById(id);
       expect(job.status).toBe('completed');
-      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'hard_bounce' });
+      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'opt_out' });
 
-      expect(await suppression.lift('ada@example.com')).toBe(true);
+      expect(await suppression.liftOptOut('ada@example.com')).toBe(true);
       await email.enqueueEmail(literal);
       await drain();
       expect(smtp.received).toHaveLength(1);
     });
 
-    it('keeps one entry per address, with the latest reason', async () => {
+    it('keeps one entry per address, with the latest reason, and never the address itself', async () => {
       const suppression = t.app.get(SuppressionService);
       await suppression.suppress({ email: 'x@example.com', reason: 'opt_out', source: 'contacts' });
       const entry = await suppression.suppress({
@@ -281,8 +281,22 @@ describe('E-mail queue, worker and delivery', () => {
         reason: 'complaint',
         source: 'webhook',
       });
-      expect(entry).toMatchObject({ email: 'x@example.com', reason: 'complaint', source: 'webhook' });
+      expect(entry).toMatchObject({ reason: 'complaint', source: 'webhook' });
+      expect(entry.addressHash).toMatch(/^[0-9a-f]{64}$/);
       expect(await suppression.isSuppressed('x@EXAMPLE.com')).toBe(true);
+      const stored = await t.connection.db!.collection('email_suppressions').find().toArray();
+      expect(stored).toHaveLength(1);
+      expect(JSON.stringify(stored)).not.toMatch(/example\.com/i);
+    });
+
+    it('lifts an opt-out on renewed consent, never a bounce or a complaint', async () => {
+      const suppression = t.app.get(SuppressionService);
+      await suppression.suppress({ email: 'b@example.com', reason: 'hard_bounce', source: 'webhook' });
+      await suppression.suppress({ email: 'c@example.com', reason: 'complaint', source: 'webhook' });
+      expect(await suppression.liftOptOut('b@example.com')).toBe(false);
+      expect(await suppression.liftOptOut('c@example.com')).toBe(false);
+      expect(await suppression.isSuppressed('b@example.com')).toBe(true);
+      expect(await suppression.isSuppressed('c@example.com')).toBe(true);
     });
   });
 

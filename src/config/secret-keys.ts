@@ -19,6 +19,8 @@ export class SecretKeys {
   readonly linkToken: Buffer;
   /** Hashes stored magic-link tokens. */
   readonly magicLink: Buffer;
+  /** Keys suppression entries: an HMAC of the address, so a suppressed address is never stored itself. */
+  readonly suppressionAddress: Buffer;
 
   constructor(masterSecret: string) {
     this.jwt = createSecretKey(deriveKey(masterSecret, 'jwt'));
@@ -26,5 +28,6 @@ export class SecretKeys {
     this.apiKeyEncryption = deriveKey(masterSecret, 'api-key-encryption');
     this.linkToken = deriveKey(masterSecret, 'link-token');
     this.magicLink = deriveKey(masterSecret, 'magic-link');
+    this.suppressionAddress = deriveKey(masterSecret, 'suppression-address');
   }
 }

@@ -1,7 +1,8 @@
 import { hkdfSync } from 'node:crypto';
 
 /** Purposes of keys derived from APP_SECRET; a key of one purpose is never used for another. */
-export type KeyPurpose = 'jwt' | 'end-user-jwt' | 'api-key-encryption' | 'link-token' | 'magic-link';
+export type KeyPurpose =
+  'jwt' | 'end-user-jwt' | 'api-key-encryption' | 'link-token' | 'magic-link' | 'suppression-address';
 
 const SALT = 'admin-service/v1';
 

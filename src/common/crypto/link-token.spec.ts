@@ -1,0 +1,38 @@
+import { SecretKeys } from '../../config/secret-keys';
+import { LinkTokens, MAX_LINK_TOKEN_LENGTH } from './link-token';
+
+describe('LinkTokens', () => {
+  const tokens = new LinkTokens(new SecretKeys('a-master-secret-of-at-least-32-characters!!'));
+
+  it('verifies its own token and returns the fields in order', () => {
+    const token = tokens.sign('unsubscribe', ['64b0c0ffee', 'app-one']);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(tokens.verify('unsubscribe', token)).toEqual(['64b0c0ffee', 'app-one']);
+  });
+
+  it('refuses a token of another purpose', () => {
+    const open = tokens.sign('open', ['m1', 'p1']);
+    expect(tokens.verify('unsubscribe', open)).toBeNull();
+    expect(tokens.verify('click', open)).toBeNull();
+  });
+
+  it('refuses a token signed with another secret', () => {
+    const foreign = new LinkTokens(new SecretKeys('another-master-secret-of-32-characters!!!')).sign(
+      'unsubscribe',
+      ['p', 'a'],
+    );
+    expect(tokens.verify('unsubscribe', foreign)).toBeNull();
+  });
+
+  it('refuses altered payloads and MACs, malformed and oversized tokens', () => {
+    const token = tokens.sign('unsubscribe', ['p', 'a']);
+    const [payload, mac] = token.split('.');
+    const otherPayload = Buffer.from(JSON.stringify(['unsubscribe', 'q', 'a'])).toString('base64url');
+    expect(tokens.verify('unsubscribe', `${otherPayload}.${mac}`)).toBeNull();
+    expect(tokens.verify('unsubscribe', `${payload}.${mac.slice(0, -2)}AA`)).toBeNull();
+    expect(tokens.verify('unsubscribe', payload)).toBeNull();
+    expect(tokens.verify('unsubscribe', `${token}.x`)).toBeNull();
+    expect(tokens.verify('unsubscribe', 'x'.repeat(MAX_LINK_TOKEN_LENGTH + 1))).toBeNull();
+    expect(tokens.verify('unsubscribe', '')).toBeNull();
+  });
+});

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { EmailModule } from '../email/email.module';
+import { ContactsService } from './contacts.service';
+import { Contact, ContactSchema } from './schemas/contact.schema';
+
+/**
+ * People and consent (DESIGN "People"): the person record and its ledger, the admin contacts routes, GDPR
+ * tools, the joinlist and the unsubscribe page: everything that changes a person.
+ */
+@Module({
+  imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }]), EmailModule],
+  providers: [ContactsService],
+  exports: [ContactsService],
+})
+export class ContactsModule {}

@@ -1,0 +1,198 @@
+import { ConflictException, Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, type QueryFilter } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import { SuppressionService } from '../email/suppression/suppression.service';
+import {
+  type ChangeOrigin,
+  type ContactChange,
+  consentEvent,
+  subscriptionOf,
+  withConsent,
+  withSubscription,
+} from './contact-ledger';
+import { Contact, type Locale } from './schemas/contact.schema';
+
+/** Attempts of one change against concurrent changes to the same person before giving up (409). */
+const MAX_CHANGE_ATTEMPTS = 10;
+
+export interface SignUpInput {
+  appId: string;
+  email: string;
+  firstName?: string;
+  locale?: Locale;
+  source: string;
+  referralUrl?: string | null;
+  ip?: string | null;
+}
+
+export interface SignUpResult {
+  contact: Contact;
+  /** The app's subscription was already active before this signup. */
+  alreadySubscribed: boolean;
+}
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The person record (DESIGN "People"): one per address across apps. Every change goes through `change`,
+ * which applies a decision to the revision it was made on, so concurrent changes retry instead of
+ * overwriting each other, and appends to the consent ledger without ever rewriting it.
+ */
+@Injectable()
+export class ContactsService {
+  constructor(
+    @InjectModel(Contact.name) private readonly contacts: Model<Contact>,
+    private readonly suppression: SuppressionService,
+  ) {}
+
+  findById(id: string): Promise<Contact | null> {
+    return this.contacts.findById(id).lean<Contact>().exec();
+  }
+
+  /** A live (not erased) person by address. */
+  findByEmail(email: string): Promise<Contact | null> {
+    return this.contacts
+      .findOne({ email: normaliseEmail(email), deletedAt: null })
+      .lean<Contact>()
+      .exec();
+  }
+
+  /** The person with this address, created (with no consent given) when there is none. */
+  async findOrCreate(email: string): Promise<Contact> {
+    const address = normaliseEmail(email);
+    try {
+      return await this.contacts
+        .findOneAndUpdate(
+          { email: address },
+          { $setOnInsert: { email: address } },
+          { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true },
+        )
+        .lean<Contact>()
+        .orFail()
+        .exec();
+    } catch (error) {
+      // Two first signups of one address at once: one insert wins, the other reads its record.
+      if (!isDuplicateKey(error)) throw error;
+      return this.contacts.findOne({ email: address }).lean<Contact>().orFail().exec();
+    }
+  }
+
+  /**
+   * Joinlist or API signup: `blog` consent and an active subscription to the app, with a ledger event when
+   * either changes. Signing up again is harmless (`alreadySubscribed`), and lifts an earlier opt-out.
+   */
+  async signUp(input: SignUpInput): Promise<SignUpResult> {
+    const origin: ChangeOrigin = {
+      source: input.source,
+      actor: 'self',
+      appId: input.appId,
+      ip: input.ip,
+      referralUrl: input.referralUrl,
+      reason: 'Signed up',
+    };
+    const start = await this.findOrCreate(input.email);
+    const { contact, result } = await this.change(start, (current) => {
+      const subscription = subscriptionOf(current, input.appId);
+      const wasActive = subscription?.status === 'active';
+      const set: ContactChange['set'] = {};
+      if (input.firstName !== undefined && input.firstName !== current.firstName) {
+        set.firstName = input.firstName;
+      }
+      if (input.locale !== undefined && input.locale !== current.locale) set.locale = input.locale;
+      const events = [];
+      if (!wasActive) {
+        set.subscriptions = withSubscription(current.subscriptions, {
+          appId: input.appId,
+          status: 'active',
+          source: input.source,
+          referralUrl: input.referralUrl ?? null,
+          subscribedAt: new Date(),
+          unsubscribedAt: null,
+        });
+      }
+      // A new subscription is consent given to this app, recorded even when `blog` was already true.
+      const consentGiven = !wasActive || current.consent.blog !== true;
+      if (consentGiven) {
+        set.consent = withConsent(current.consent, 'blog', true);
+        events.push(consentEvent('blog', true, origin));
+      }
+      return { change: { set, events }, result: { alreadySubscribed: wasActive, consentGiven } };
+    });
+    if (result.consentGiven) await this.suppression.liftOptOut(contact.email);
+    return { contact, alreadySubscribed: result.alreadySubscribed };
+  }
+
+  /**
+   * The person leaves one app's newsletter: that subscription becomes `unsubscribed` with a ledger event,
+   * and `blog` becomes false when no active subscription remains. False when there was nothing to change.
+   */
+  async unsubscribe(contactId: string, appId: string, origin: ChangeOrigin): Promise<boolean> {
+    const start = await this.findById(contactId);
+    if (!start || start.deletedAt) return false;
+    const { result } = await this.change(start, (current) => {
+      const subscription = subscriptionOf(current, appId);
+      if (!subscription || subscription.status !== 'active') return { change: null, result: false };
+      const subscriptions = withSubscription(current.subscriptions, {
+        ...subscription,
+        status: 'unsubscribed',
+        unsubscribedAt: new Date(),
+      });
+      const stillSubscribed = subscriptions.some((s) => s.status === 'active');
+      const blog = stillSubscribed ? current.consent.blog === true : false;
+      return {
+        change: {
+          set: { subscriptions, consent: withConsent(current.consent, 'blog', blog) },
+          events: [
+            consentEvent('blog', blog, {
+              ...origin,
+              appId,
+              reason: origin.reason ?? `Unsubscribed from ${appId}`,
+            }),
+          ],
+        },
+        result: true,
+      };
+    });
+    return result;
+  }
+
+  /**
+   * Applies `decide` to the person as stored now. `decide` sees the current record and returns the change
+   * (null: nothing to do) and a result; when another change landed in between, it runs again on the new
+   * record. Returns the record after the change.
+   */
+  async change<R>(
+    start: Contact,
+    decide: (current: Contact) => { change: ContactChange | null; result: R },
+  ): Promise<{ contact: Contact; result: R }> {
+    let current = start;
+    for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+      const { change, result } = decide(current);
+      if (!change || (isEmpty(change.set) && !change.events?.length)) return { contact: current, result };
+      const filter: QueryFilter<Contact> = { _id: current._id, revision: current.revision };
+      const update = {
+        $set: { ...change.set },
+        $inc: { revision: 1 },
+        ...(change.events?.length
+          ? {
+              $push: {
+                consentHistory: { $each: change.events.map((event) => ({ ...event, at: new Date() })) },
+              },
+            }
+          : {}),
+      };
+      const updated = await this.contacts
+        .findOneAndUpdate(filter, update, { returnDocument: 'after', runValidators: true })
+        .lean<Contact>()
+        .exec();
+      if (updated) return { contact: updated, result };
+      const reread = await this.findById(String(current._id));
+      if (!reread) throw new ConflictException('The contact was removed during the change');
+      current = reread;
+    }
+    throw new ConflictException('The contact is being changed by other requests; try again');
+  }
+}
+
+const isEmpty = (set: object | undefined) => !set || Object.keys(set).length === 0;

@@ -1,0 +1,100 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { Types } from 'mongoose';
+
+export const CONSENT_CATEGORIES = ['outreach', 'commercial', 'blog'] as const;
+export type ConsentCategory = (typeof CONSENT_CATEGORIES)[number];
+
+export const LOCALES = ['en', 'es', 'fr', 'de', 'it', 'pt'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export const SUBSCRIPTION_STATUSES = ['active', 'unsubscribed', 'bounced'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export const NAME_MAX = 100;
+export const TAG_MAX = 50;
+export const TAGS_MAX = 50;
+export const REASON_MAX = 500;
+export const SOURCE_MAX = 50;
+export const REFERRAL_URL_MAX = 2_000;
+
+/**
+ * Consent per category: `true` given, `false` refused or withdrawn, `null` never asked. Campaigns go to
+ * people whose `blog` consent is not `false` (DESIGN "Who gets what").
+ */
+@Schema({ _id: false })
+export class Consent {
+  @Prop({ type: Boolean, default: null }) outreach: boolean | null;
+  @Prop({ type: Boolean, default: null }) commercial: boolean | null;
+  @Prop({ type: Boolean, default: null }) blog: boolean | null;
+}
+const ConsentSchema = SchemaFactory.createForClass(Consent);
+
+/**
+ * One entry of the consent ledger. Entries are only ever appended ($push, see ContactsService.change); the
+ * one exception is a GDPR delete, which replaces their personal data (actor, IP, referral URL) by placeholders.
+ */
+@Schema({ _id: false })
+export class ConsentEvent {
+  @Prop({ type: String, enum: CONSENT_CATEGORIES, required: true }) category: ConsentCategory;
+  /** The category's consent after this event. */
+  @Prop({ required: true }) status: boolean;
+  @Prop({ type: String, default: null }) reason: string | null;
+  /** What recorded it: `admin`, `joinlist`, `unsubscribe`, `api`, `import`, … */
+  @Prop({ required: true }) source: string;
+  @Prop({ type: String, default: null }) appId: string | null;
+  /** Who: an admin user's e-mail, `self` for the person, `system` for the service. */
+  @Prop({ required: true }) actor: string;
+  @Prop({ type: String, default: null }) ip: string | null;
+  @Prop({ type: String, default: null }) referralUrl: string | null;
+  @Prop({ required: true }) at: Date;
+}
+const ConsentEventSchema = SchemaFactory.createForClass(ConsentEvent);
+
+/** The person's newsletter subscription to one app (the newsletter's subscriber view reads these). */
+@Schema({ _id: false })
+export class Subscription {
+  @Prop({ required: true }) appId: string;
+  @Prop({ type: String, enum: SUBSCRIPTION_STATUSES, required: true }) status: SubscriptionStatus;
+  @Prop({ required: true }) source: string;
+  @Prop({ type: String, default: null }) referralUrl: string | null;
+  @Prop({ required: true }) subscribedAt: Date;
+  @Prop({ type: Date, default: null }) unsubscribedAt: Date | null;
+}
+const SubscriptionSchema = SchemaFactory.createForClass(Subscription);
+
+/**
+ * A person: one record per lower-cased e-mail address across all apps (DESIGN "People"). Contacts and
+ * newsletter subscribers are two views of it.
+ */
+@Schema({ collection: 'contacts', timestamps: true, minimize: false })
+export class Contact {
+  _id: Types.ObjectId;
+  /** Lower-cased and trimmed; a placeholder after a GDPR delete. */
+  @Prop({ required: true }) email: string;
+  @Prop({ type: String, default: null }) firstName: string | null;
+  @Prop({ type: String, default: null }) lastName: string | null;
+  @Prop({ type: String, enum: LOCALES, default: null }) locale: Locale | null;
+  @Prop({ type: [String], default: [] }) tags: string[];
+  @Prop({ type: ConsentSchema, default: () => ({}) }) consent: Consent;
+  @Prop({ type: [ConsentEventSchema], default: [] }) consentHistory: ConsentEvent[];
+  @Prop({ type: [SubscriptionSchema], default: [] }) subscriptions: Subscription[];
+  /** Set by a GDPR delete: the record is then anonymised and kept only for its consent ledger. */
+  @Prop({ type: Date, default: null }) deletedAt: Date | null;
+  /**
+   * Bumped by every change; a change applies only to the revision it read (optimistic concurrency), so two
+   * simultaneous changes to one person never lose an event or a subscription.
+   */
+  @Prop({ default: 0 }) revision: number;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const ContactSchema = SchemaFactory.createForClass(Contact);
+// One person per address (upserts by address race safely on it).
+ContactSchema.index({ email: 1 }, { unique: true });
+// The admin list: live records newest first, optionally by tag (multikey).
+ContactSchema.index({ deletedAt: 1, createdAt: -1 });
+ContactSchema.index({ tags: 1, createdAt: -1 });
+// The newsletter's subscriber views: one app's subscriptions by status.
+ContactSchema.index({ 'subscriptions.appId': 1, 'subscriptions.status': 1 });
