@@ -47,7 +47,9 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: trustProxy(trustProxySetting),
     // Paths answer with or without the trailing slash the spec writes (`/users/` and `/users`).
-    routerOptions: { ignoreTrailingSlash: true },
+    // Signed link tokens travel in the path (`/unsubscribe/{token}`, tracking links): longer than Fastify's
+    // default of 100 characters per parameter, still bounded (LinkTokens refuses more than 512).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 600 },
     // Access logs come from nestjs-pino, which logs this request id.
     logger: false,
     genReqId: requestId,

@@ -258,13 +258,19 @@ describe('Client credentials', () => {
       expect(res.status).toBe(401);
     });
 
-    it('refuses the old publishable key at once after rotate-key', async () => {
+    it('refuses the old publishable key at once after rotate-key, saying it was rotated', async () => {
       const app = await seedApp(t, { allowedOrigins: ['*'] });
       const origin = 'https://a.test';
       const rotated = await admin.http.post(`/admin/apps/${app.id}/rotate-key`);
       expect(rotated.status).toBe(200);
-      expect((await appRoute({ 'x-app-key': app.publicKey, origin })).status).toBe(401);
-      expect((await appRoute({ 'x-app-key': rotated.body.data.publicKey, origin })).status).toBe(200);
+      const old = await appRoute({ 'x-app-key': app.publicKey, origin });
+      expect(old.status).toBe(403);
+      expect(old.body.error).toMatch(/rotated/);
+      // Rotated twice: both earlier keys are refused the same way.
+      const again = await admin.http.post(`/admin/apps/${app.id}/rotate-key`);
+      expect((await appRoute({ 'x-app-key': rotated.body.data.publicKey, origin })).status).toBe(403);
+      expect((await appRoute({ 'x-app-key': app.publicKey, origin })).status).toBe(403);
+      expect((await appRoute({ 'x-app-key': again.body.data.publicKey, origin })).status).toBe(200);
     });
   });
 

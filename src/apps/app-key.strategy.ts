@@ -9,7 +9,8 @@ import type { App } from './schemas/app.schema';
 const PUBLIC_KEY_FORMAT = /^pk_[A-Za-z0-9_-]{1,128}$/;
 
 /**
- * The publishable key of a browser client: `X-App-Key` names the app (401 when missing or unknown), and the
+ * The publishable key of a browser client: `X-App-Key` names the app (401 when missing or unknown, 403 when
+ * rotate-key replaced it), and the
  * request's `Origin` must match the app's `allowedOrigins` (403 when missing or not listed); an inactive
  * app is refused (403). On a route with an `{appId}` path parameter, the key must be that app's (403).
  */
@@ -22,8 +23,15 @@ export class AppKeyStrategy extends PassportStrategy(Strategy, 'app-key') {
   async validate(request: FastifyRequest): Promise<App> {
     const key = request.headers['x-app-key'];
     if (typeof key !== 'string' || key === '') throw new UnauthorizedException('Missing X-App-Key header');
-    const app = PUBLIC_KEY_FORMAT.test(key) ? await this.apps.findByPublicKey(key) : null;
-    if (!app) throw new UnauthorizedException('Invalid app key');
+    if (!PUBLIC_KEY_FORMAT.test(key)) throw new UnauthorizedException('Invalid app key');
+    const app = await this.apps.findByPublicKey(key);
+    if (!app) {
+      // A page still sending a replaced key learns why it stopped working (its owner must update it).
+      if (await this.apps.findByRetiredPublicKey(key)) {
+        throw new ForbiddenException('This app key was rotated; use the current publishable key');
+      }
+      throw new UnauthorizedException('Invalid app key');
+    }
     if (!app.active) throw new ForbiddenException('This app is inactive');
 
     const pathAppId = (request.params as Record<string, string> | undefined)?.appId;

@@ -6,12 +6,13 @@ import type { Model } from 'mongoose';
 import { patchUpdate } from '../common/database/patch-update';
 import { APP_DELETED, AppDeletedEvent } from './app-events';
 import type { CreateAppDto, ListAppsQuery, UpdateAppDto } from './dto/app-input.dto';
-import { App } from './schemas/app.schema';
+import { App, RETIRED_KEYS_KEPT } from './schemas/app.schema';
 
 /** `pk_` + 192 random bits: publishable, but unguessable so it cannot be enumerated. */
 export const generatePublicKey = () => `pk_${randomBytes(24).toString('hex')}`;
 
-/** How often `toggle` retries when another request changed `active` between its read and its write. */
+/** How often `toggle` and `rotateKey` retry when another request changed the app between read and write. */
+/** Conditional writes (toggle, rotate-key) retried this often against concurrent ones before a 409. */
 const TOGGLE_ATTEMPTS = 3;
 
 /** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
@@ -29,6 +30,11 @@ export class AppsService {
   /** For the publishable-key guard: one lookup on the unique `publicKey` index. */
   findByPublicKey(publicKey: string): Promise<App | null> {
     return this.apps.findOne({ publicKey }).lean<App>().exec();
+  }
+
+  /** The app that once had this publishable key (replaced by rotate-key), if any. */
+  findByRetiredPublicKey(publicKey: string): Promise<App | null> {
+    return this.apps.findOne({ retiredPublicKeys: publicKey }).lean<App>().exec();
   }
 
   /** The app, or 404 when no app has this id. */
@@ -82,15 +88,29 @@ export class AppsService {
     await this.apps.deleteOne({ id: appId }).exec();
   }
 
-  /** A new publishable key; the old one stops matching at once (the guard looks the key up every time). */
+  /**
+   * A new publishable key; the old one stops matching at once (the guard looks the key up every time) and
+   * joins the retired keys. The write is conditional on the key it replaces, so two concurrent rotations
+   * never lose a retired key.
+   */
   async rotateKey(appId: string): Promise<{ id: string; publicKey: string }> {
-    const publicKey = generatePublicKey();
-    const updated = await this.apps
-      .findOneAndUpdate({ id: appId }, { $set: { publicKey } }, { returnDocument: 'after' })
-      .lean<App>()
-      .exec();
-    if (!updated) throw new NotFoundException('App not found');
-    return { id: updated.id, publicKey: updated.publicKey };
+    for (let attempt = 0; attempt < TOGGLE_ATTEMPTS; attempt += 1) {
+      const current = await this.requireApp(appId);
+      const publicKey = generatePublicKey();
+      const updated = await this.apps
+        .findOneAndUpdate(
+          { id: appId, publicKey: current.publicKey },
+          {
+            $set: { publicKey },
+            $push: { retiredPublicKeys: { $each: [current.publicKey], $slice: -RETIRED_KEYS_KEPT } },
+          },
+          { returnDocument: 'after' },
+        )
+        .lean<App>()
+        .exec();
+      if (updated) return { id: updated.id, publicKey: updated.publicKey };
+    }
+    throw new ConflictException('The app key is being rotated by another request; try again');
   }
 
   /** Inverts `active` with a conditional write, so two concurrent toggles never both read the same state. */

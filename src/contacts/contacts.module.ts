@@ -2,7 +2,11 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { EmailModule } from '../email/email.module';
 import { ContactsService } from './contacts.service';
+import { JoinlistController } from './joinlist/joinlist.controller';
+import { JoinlistService } from './joinlist/joinlist.service';
 import { Contact, ContactSchema } from './schemas/contact.schema';
+import { UnsubscribeController } from './unsubscribe/unsubscribe.controller';
+import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
 
 /**
  * People and consent (DESIGN "People"): the person record and its ledger, the admin contacts routes, GDPR
@@ -10,7 +14,8 @@ import { Contact, ContactSchema } from './schemas/contact.schema';
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }]), EmailModule],
-  providers: [ContactsService],
-  exports: [ContactsService],
+  controllers: [JoinlistController, UnsubscribeController],
+  providers: [ContactsService, JoinlistService, UnsubscribeLinks],
+  exports: [ContactsService, UnsubscribeLinks],
 })
 export class ContactsModule {}

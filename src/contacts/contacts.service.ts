@@ -1,6 +1,6 @@
 import { ConflictException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, type QueryFilter } from 'mongoose';
+import { isObjectIdOrHexString, Model, type QueryFilter } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import {
@@ -128,7 +128,7 @@ export class ContactsService {
    * and `blog` becomes false when no active subscription remains. False when there was nothing to change.
    */
   async unsubscribe(contactId: string, appId: string, origin: ChangeOrigin): Promise<boolean> {
-    const start = await this.findById(contactId);
+    const start = isObjectIdOrHexString(contactId) ? await this.findById(contactId) : null;
     if (!start || start.deletedAt) return false;
     const { result } = await this.change(start, (current) => {
       const subscription = subscriptionOf(current, appId);

@@ -19,6 +19,11 @@ export class App {
 
   // Unique publishable key: serves the X-App-Key lookup.
   @Prop({ required: true, unique: true }) publicKey: string;
+  /**
+   * The last keys rotate-key replaced (newest last, at most RETIRED_KEYS_KEPT), so a page still sending one
+   * is told that its key was rotated (403) instead of being treated as a stranger (401). Never valid again.
+   */
+  @Prop({ type: [String], default: [] }) retiredPublicKeys: string[];
 
   @Prop({ default: true }) active: boolean;
 
@@ -29,5 +34,10 @@ export class App {
 export type AppDocument = HydratedDocument<App>;
 export const AppSchema = SchemaFactory.createForClass(App);
 
+/** How many replaced publishable keys an app remembers. */
+export const RETIRED_KEYS_KEPT = 10;
+
+// A refused X-App-Key: was it one of an app's replaced keys? (Read only when the current-key lookup fails.)
+AppSchema.index({ retiredPublicKeys: 1 });
 // GET /apps and GET /admin/apps?activeOnly=true: active apps by name.
 AppSchema.index({ active: 1, name: 1 });

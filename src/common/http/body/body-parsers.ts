@@ -11,9 +11,10 @@ const mediaType = (request: FastifyRequest) =>
   (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
 /**
- * Content types: JSON on every route, `multipart/form-data` only where a route declares it (registered by
- * @fastify/multipart after this), nothing else: `application/x-www-form-urlencoded` and `text/plain`
- * answer 415, so a cross-site HTML form cannot post to a JSON route without a CORS preflight.
+ * Content types: JSON on every route, `multipart/form-data` and `application/x-www-form-urlencoded` only
+ * where a route declares them (multipart is registered by @fastify/multipart after this), nothing else:
+ * elsewhere a form or `text/plain` answers 415, so a cross-site HTML form cannot post to a JSON route
+ * without a CORS preflight.
  *
  * Each JSON body is checked in this order before any validation runs: its declared length (413 before it
  * is read), its read length, strict UTF-8, JSON with prototype-poisoning keys refused, then its depth and
@@ -31,6 +32,18 @@ export function registerBodyParsers(app: NestFastifyApplication): void {
     (request, body: Buffer, done) => {
       try {
         done(null, parseJsonBody(request, body));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
+
+  app.useBodyParser<RawServerDefault>(
+    'application/x-www-form-urlencoded',
+    { bodyLimit: MAX_BODY_BYTES },
+    (request, body: Buffer, done) => {
+      try {
+        done(null, parseFormBody(request, body));
       } catch (error) {
         done(error as Error, undefined);
       }
@@ -58,9 +71,36 @@ function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
   return parsed;
 }
 
+/**
+ * A form body as an object of strings (a repeated name keeps its first value). Names and values stay data:
+ * the object has no prototype, so `__proto__` is an ordinary key.
+ */
+function parseFormBody(request: FastifyRequest, body: Buffer): Record<string, string> {
+  const policy = bodyPolicyOf(request);
+  if (body.length > policy.maxBytes) throw tooLarge(policy.maxBytes);
+  let text: string;
+  try {
+    text = strictUtf8.decode(body);
+  } catch {
+    throw new BadRequestException('Request body is not valid UTF-8');
+  }
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  let count = 0;
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (++count > policy.maxFields) {
+      throw new BadRequestException(`Request body has too many fields (at most ${policy.maxFields})`);
+    }
+    if (!(name in fields)) fields[name] = value;
+  }
+  return fields;
+}
+
 /** A body refused by what its headers say: multipart where the route takes none, or a length over its limit. */
 function headerProblem(request: FastifyRequest): Error | undefined {
   const policy = bodyPolicyOf(request);
+  if (mediaType(request) === 'application/x-www-form-urlencoded' && !policy.form) {
+    return new UnsupportedMediaTypeException('This route does not take application/x-www-form-urlencoded');
+  }
   if (mediaType(request) === 'multipart/form-data') {
     if (!policy.multipart) {
       return new UnsupportedMediaTypeException('This route does not take multipart/form-data');

@@ -14,6 +14,11 @@ export interface BodyPolicy {
   maxDepth: number;
   /** The route reads `multipart/form-data` itself (`request.parts()`); elsewhere it is a 415. */
   multipart: boolean;
+  /**
+   * The route also takes `application/x-www-form-urlencoded` (an HTML form without JavaScript, the RFC 8058
+   * one-click POST); elsewhere it is a 415.
+   */
+  form: boolean;
   /** Keep the body's exact bytes as `request.rawBody` (signed provider webhooks are checked against them). */
   rawBody: boolean;
 }
@@ -24,6 +29,7 @@ export const DEFAULT_BODY_POLICY: BodyPolicy = {
   maxFields: 1_000,
   maxDepth: 16,
   multipart: false,
+  form: false,
   rawBody: false,
 };
 
