@@ -144,6 +144,17 @@ describe('Joinlist and unsubscribe', () => {
       expect(mail.raw).toContain('Hello Ada');
     });
 
+    it('keeps one person and one ledger event when the same new address signs up five times at once', async () => {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => join({ email: 'gus@example.com' })));
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(answers.filter((res) => res.body.alreadySubscribed === false)).toHaveLength(1);
+      expect(await contacts.countDocuments({ email: 'gus@example.com' })).toBe(1);
+      expect((await person('gus@example.com'))!.consentHistory).toHaveLength(1);
+      expect(signups).toHaveLength(1);
+      await drain();
+      expect(smtp.received).toHaveLength(1);
+    });
+
     it("uses the app's welcome template in the person's language", async () => {
       const template = await admin.http.post('/admin/templates', {
         appId: app.id,

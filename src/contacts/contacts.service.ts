@@ -91,8 +91,7 @@ export class ContactsService {
       referralUrl: input.referralUrl,
       reason: 'Signed up',
     };
-    const start = await this.findOrCreate(input.email);
-    const { contact, result } = await this.change(start, (current) => {
+    const { contact, result } = await this.changeByEmail(input.email, (current) => {
       const subscription = subscriptionOf(current, input.appId);
       const wasActive = subscription?.status === 'active';
       const set: ContactChange['set'] = {};
@@ -155,6 +154,33 @@ export class ContactsService {
       };
     });
     return result;
+  }
+
+  /**
+   * `change` for the person with this address, created by the change when there is none. A first signup
+   * (the common case) costs one insert; an existing person costs the refused insert, a read and the update.
+   */
+  async changeByEmail<R>(
+    email: string,
+    decide: (current: Contact) => { change: ContactChange | null; result: R },
+  ): Promise<{ contact: Contact; result: R }> {
+    const blank = new this.contacts({ email: normaliseEmail(email) }).toObject<Contact>();
+    const { change, result } = decide(blank);
+    if (!change) return this.change(await this.findOrCreate(email), decide);
+    try {
+      const now = new Date();
+      const created = await this.contacts.create({
+        ...blank,
+        ...change.set,
+        consentHistory: (change.events ?? []).map((event) => ({ ...event, at: now })),
+      });
+      return { contact: created.toObject<Contact>(), result };
+    } catch (error) {
+      // Someone holds this address already (or just inserted it): change their record instead.
+      if (!isDuplicateKey(error)) throw error;
+      const existing = await this.contacts.findOne({ email: blank.email }).lean<Contact>().orFail().exec();
+      return this.change(existing, decide);
+    }
   }
 
   /**

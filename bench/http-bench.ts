@@ -1,0 +1,214 @@
+/**
+ * What the HTTP benchmarks share: starting the built server and a bare Fastify baseline as child processes,
+ * seeding through the API, and measuring with autocannon. Figures are ratios against the baseline measured
+ * in the same run, because this machine's absolute numbers swing 2× between runs.
+ */
+import autocannon from 'autocannon';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
+export const BENCH_ADMIN = { email: 'bench-admin@example.com', password: 'bench-password-1' };
+
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${baseUrl}: server exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`${baseUrl}: not healthy within 60 s`);
+}
+
+/** One JSON request to a bench server; a non-2xx answer stops the benchmark. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: object,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+export interface BenchServer {
+  baseUrl: string;
+  /** The bootstrap admin's bearer header. */
+  admin: Record<string, string>;
+  /** SIGTERM, resolved once the process has exited (and written a `--cpu-prof` profile, if asked). */
+  stop(): Promise<void>;
+}
+
+/**
+ * `node <dist>/main.js` on its own port and database, NODE_ENV=production, LOG_LEVEL=warn, no e-mail
+ * worker, TRUST_PROXY=true (requests name their client with X-Forwarded-For). `nodeArgs` are passed to
+ * node (e.g. `--cpu-prof`).
+ */
+export async function startServer(
+  dist: string,
+  mongoUri: string,
+  nodeArgs: string[] = [],
+): Promise<BenchServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const child = spawn(process.execPath, [...nodeArgs, join(dist, 'main.js')], {
+    cwd: resolve(dist, '..'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MONGODB_URI: mongoUri,
+      DATA_DIR: dataDir,
+      APP_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_EMAIL: BENCH_ADMIN.email,
+      ADMIN_PASSWORD: BENCH_ADMIN.password,
+      BCRYPT_COST: '10',
+      EMAIL_WORKER_ENABLED: 'false',
+      TRUST_PROXY: 'true',
+    },
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHealth(baseUrl, child);
+  const login = await call(baseUrl, 'POST', '/auth/login', {}, BENCH_ADMIN);
+  return {
+    baseUrl,
+    admin: { authorization: `Bearer ${String(login.token)}` },
+    stop: async () => {
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Bare Fastify in a process of its own, answering `body` (JSON) to any GET or POST; POST bodies are parsed
+ * by Fastify's JSON parser, as the server parses its own.
+ */
+export async function startBareFastify(body: object): Promise<{ baseUrl: string; stop(): void }> {
+  const port = await freePort();
+  const text = JSON.stringify(JSON.stringify(body));
+  const code = `
+    const app = require('fastify')();
+    const answer = async (_req, reply) => reply.type('application/json').send(${text});
+    app.get('/*', answer);
+    app.post('/*', answer);
+    app.listen({ port: ${port}, host: '127.0.0.1' });`;
+  const child = spawn(process.execPath, ['-e', code], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i += 1) {
+    try {
+      await fetch(baseUrl);
+      break;
+    } catch {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+  return { baseUrl, stop: () => child.kill('SIGTERM') };
+}
+
+export interface Scenario {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** The body of request number `n` (unique data per request), for POST scenarios. */
+  body?: (n: number) => object;
+}
+
+let requestCounter = 0;
+
+/** A client address per request number: 16 million distinct ones, so per-IP limits never bite. */
+export const clientIpOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+async function measure(
+  scenario: Scenario,
+  options: { connections: number; durationS: number; amount?: number },
+): Promise<{ rps: number; non2xx: number }> {
+  const result = await autocannon({
+    url: scenario.url,
+    method: scenario.method ?? 'GET',
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationS }),
+    headers: { ...scenario.headers, ...(scenario.body ? { 'content-type': 'application/json' } : {}) },
+    requests: [
+      {
+        setupRequest: (request) => {
+          requestCounter += 1;
+          const headers = { ...request.headers, 'x-forwarded-for': clientIpOf(requestCounter) };
+          return scenario.body
+            ? { ...request, headers, body: JSON.stringify(scenario.body(requestCounter)) }
+            : { ...request, headers };
+        },
+      },
+    ],
+  });
+  return { rps: result.requests.average, non2xx: result.non2xx + result.errors + result.timeouts };
+}
+
+/**
+ * A short warm-up per scenario, then two rounds in alternating order (drift and warm-up effects cancel);
+ * prints a table of mean requests per second and the ratio to the scenario named `baseline`.
+ */
+export async function runScenarios(
+  scenarios: Scenario[],
+  baseline: string,
+  options: { connections: number; durationS: number },
+): Promise<Map<string, number>> {
+  for (const scenario of scenarios) {
+    await measure(scenario, { connections: 10, durationS: 0, amount: 500 });
+  }
+  const results = new Map<string, { rps: number[]; non2xx: number }>();
+  for (const round of [scenarios, [...scenarios].reverse()]) {
+    for (const scenario of round) {
+      const { rps, non2xx } = await measure(scenario, options);
+      const entry = results.get(scenario.name) ?? { rps: [], non2xx: 0 };
+      entry.rps.push(rps);
+      entry.non2xx += non2xx;
+      results.set(scenario.name, entry);
+    }
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const means = new Map([...results].map(([name, { rps }]) => [name, mean(rps)]));
+  const baselineRps = means.get(baseline)!;
+  console.table(
+    [...results].map(([name, { non2xx }]) => ({
+      scenario: name,
+      'req/s': Math.round(means.get(name)!),
+      [`ratio to ${baseline}`]: Number((means.get(name)! / baselineRps).toFixed(3)),
+      'non-2xx': non2xx,
+    })),
+  );
+  return means;
+}

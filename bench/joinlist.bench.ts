@@ -1,0 +1,84 @@
+/**
+ * Joinlist benchmark: `POST /joinlist` requests per second on the built server against bare Fastify
+ * answering the same JSON to the same POST, in one run.
+ *
+ *   npm run bench:joinlist
+ *   BENCH_PROFILE=1 npm run bench:joinlist   (also: where the server's CPU time goes during signups)
+ *
+ * Scenarios, each with a unique address and a unique client IP (X-Forwarded-For, TRUST_PROXY=true) per
+ * request, so the 10-per-minute limit per client never answers instead of the route:
+ * - new signups: the whole path (publishable key + Origin, validation, person upsert and ledger event,
+ *   welcome template lookup, welcome job insert, signup event);
+ * - honeypot: the same request with `website` filled, which stops after validation: the difference to the
+ *   full path is what the database work costs.
+ * The server runs without the e-mail worker (the welcome jobs are queued, not sent).
+ */
+import { join } from 'node:path';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import { summariseProfile } from './cpu-profile';
+import { call, PROJECT_ROOT, runScenarios, type Scenario, startBareFastify, startServer } from './http-bench';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 50;
+const ORIGIN = 'https://www.bench.test';
+
+async function main(): Promise<void> {
+  const database = await startDevDatabase();
+  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = await startServer(
+    join(PROJECT_ROOT, 'dist'),
+    withDatabaseName(database.uri, 'bench_joinlist'),
+    nodeArgs,
+  );
+  const created = await call(server.baseUrl, 'POST', '/admin/apps', server.admin, {
+    id: 'bench-app',
+    name: 'Bench app',
+    allowedOrigins: [ORIGIN],
+  });
+  const publicKey = String((created.data as Record<string, unknown>).publicKey);
+  // An answer like the route's (its unsubscribe URL is about 130 characters).
+  const bare = await startBareFastify({
+    success: true,
+    alreadySubscribed: false,
+    unsubscribeUrl: `http://localhost:3000/unsubscribe/${'x'.repeat(95)}`,
+  });
+  const page = { 'x-app-key': publicKey, origin: ORIGIN };
+  const signup = (n: number) => ({ email: `reader-${n}@bench.test`, firstName: 'Reader', locale: 'en' });
+  const scenarios: Scenario[] = [
+    { name: 'bare Fastify', url: `${bare.baseUrl}/joinlist`, method: 'POST', headers: {}, body: signup },
+    {
+      name: 'POST /joinlist (new signups)',
+      url: `${server.baseUrl}/joinlist`,
+      method: 'POST',
+      headers: page,
+      body: signup,
+    },
+    {
+      name: 'POST /joinlist (honeypot: no database work)',
+      url: `${server.baseUrl}/joinlist`,
+      method: 'POST',
+      headers: page,
+      body: (n) => ({ ...signup(n), website: 'https://spam.test' }),
+    },
+  ];
+  try {
+    await runScenarios(scenarios, 'bare Fastify', { connections: CONNECTIONS, durationS: DURATION_S });
+  } finally {
+    await server.stop();
+    bare.stop();
+    await database.stop();
+  }
+  if (profileDir) {
+    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+    console.log('Server CPU time by where it was spent (self time, all scenarios and seeding):');
+    console.table(summariseProfile(join(profileDir, file)));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
