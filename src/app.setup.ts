@@ -6,7 +6,12 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
 import { registerBodyParsers } from './common/http/body/body-parsers';
-import { clientErrorHandler, frameworkErrorHandler, HELMET_OPTIONS } from './common/http/edge-errors';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  HELMET_OPTIONS,
+  MAX_PATH_SEGMENT,
+} from './common/http/edge-errors';
 import { setupOpenApi } from './common/swagger/openapi';
 
 /**
@@ -49,7 +54,7 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     // Paths answer with or without the trailing slash the spec writes (`/users/` and `/users`).
     // Signed link tokens travel in the path (`/unsubscribe/{token}`, tracking links): longer than Fastify's
     // default of 100 characters per parameter, still bounded (LinkTokens refuses more than 512).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 600 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
     // Access logs come from nestjs-pino, which logs this request id.
     logger: false,
     genReqId: requestId,

@@ -63,8 +63,8 @@ describe('Errors raised before the application sees a request', () => {
     expect(res.body).toEqual({ success: false, error: 'Malformed URL' });
   });
 
-  it('answers 414 to a path segment over 100 characters', async () => {
-    const id = 'a'.repeat(101);
+  it('answers 414 to a path segment over 600 characters', async () => {
+    const id = 'a'.repeat(601);
     const res = await rawRequest(
       port,
       `GET /admin/apps/${id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,

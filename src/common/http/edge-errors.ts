@@ -35,8 +35,14 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
 const envelope = (error: string) => JSON.stringify({ success: false, error } satisfies ErrorBody);
 
 /**
+ * The longest path segment the router takes (longer: 414). Signed link tokens travel in paths, so this is
+ * above Fastify's default of 100.
+ */
+export const MAX_PATH_SEGMENT = 600;
+
+/**
  * Errors of Fastify's router, raised before any hook runs: a path that does not decode (`/tickets/%zz`, 400)
- * and a path segment over 100 characters (414). Answered like every other error.
+ * and a path segment over 600 characters (414; see `maxParamLength` in app.setup.ts). Answered like every other error.
  */
 export function frameworkErrorHandler(
   error: FastifyError,
@@ -51,7 +57,9 @@ export function frameworkErrorHandler(
       'x-request-id': request.id,
       'content-type': 'application/json; charset=utf-8',
     })
-    .send(envelope(tooLong ? 'A path segment is longer than 100 characters' : 'Malformed URL'));
+    .send(
+      envelope(tooLong ? `A path segment is longer than ${MAX_PATH_SEGMENT} characters` : 'Malformed URL'),
+    );
 }
 
 const CLIENT_ERRORS: Record<string, [status: number, message: string]> = {

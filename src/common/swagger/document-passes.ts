@@ -8,6 +8,7 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { MAX_PATH_SEGMENT } from '../http/edge-errors';
 import { REFUSALS, type SecurityScheme } from './security-schemes';
 import { OBJECT_ID_PATTERN, type ValidatedSchemas } from './validation-constraints';
 
@@ -68,8 +69,8 @@ const ERRORS: Record<number, { description: string; example: string }> = {
     example: 'Unsupported media type',
   },
   [HttpStatus.URI_TOO_LONG]: {
-    description: 'A path parameter is longer than the router accepts (100 characters)',
-    example: 'A path segment is longer than 100 characters',
+    description: `A path parameter is longer than the router accepts (${MAX_PATH_SEGMENT} characters)`,
+    example: `A path segment is longer than ${MAX_PATH_SEGMENT} characters`,
   },
   [HttpStatus.TOO_MANY_REQUESTS]: {
     description: 'Rate limit exceeded; retry after the Retry-After header',

@@ -49,6 +49,10 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
     notFound: 'Feedback not found',
   },
   {
+    name: 'Joinlist',
+    description: "Newsletter signup from a web page (the app's publishable key) and the unsubscribe page",
+  },
+  {
     name: 'E-mail templates',
     description: 'Handlebars templates of the e-mails the service sends',
     notFound: 'Template not found',
