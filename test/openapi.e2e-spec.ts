@@ -125,11 +125,30 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     expect(unknown.body.error).toBe(exampleOf(doc.paths['/users/{id}'].get, 404));
   });
 
-  it('has at most one security requirement per operation', () => {
-    const repeated = operations.filter(({ operation }) => (operation.security?.length ?? 0) > 1).map(name);
-    expect(repeated).toEqual([]);
+  it('documents one credential per operation: its alternatives all require the same scheme first', () => {
+    const mixed = operations
+      .filter(({ operation }) => new Set((operation.security ?? []).map((s) => Object.keys(s)[0])).size > 1)
+      .map(name);
+    expect(mixed).toEqual([]);
     expect(doc.paths['/users'].get.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/health'].get.security ?? []).toEqual([]);
+  });
+
+  it('documents the optional end-user token on the wants routes: the API key alone, or with it', () => {
+    const alternatives = [{ 'api-key': [] }, { 'api-key': [], 'end-user': [] }];
+    for (const [path, method] of [
+      ['/{appId}/wants', 'get'],
+      ['/{appId}/wants', 'post'],
+      ['/{appId}/wants/{id}', 'get'],
+      ['/{appId}/wants/{id}/vote', 'post'],
+    ]) {
+      expect({ path, method, security: doc.paths[path][method].security }).toEqual({
+        path,
+        method,
+        security: alternatives,
+      });
+    }
+    expect(doc.paths['/admin/{appId}/wants'].get.security).toEqual([{ bearer: [] }]);
   });
 
   it('describes every tag it uses', () => {
