@@ -123,6 +123,10 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     const unknown = await admin.http.get(`/users/${OBJECT_ID}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe(exampleOf(doc.paths['/users/{id}'].get, 404));
+    const badLink = await t.http.post('/auth/magic-link/verify', { token: 'x'.repeat(43) });
+    expect(badLink.status).toBe(401);
+    expect(badLink.body.error).toBe(exampleOf(doc.paths['/auth/magic-link/verify'].post, 401));
+    expect(exampleOf(doc.paths['/auth/magic-link/verify'].post, 403)).toBe('This app is inactive');
   });
 
   it('documents one credential per operation: its alternatives all require the same scheme first', () => {
@@ -132,6 +136,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     expect(mixed).toEqual([]);
     expect(doc.paths['/users'].get.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/health'].get.security ?? []).toEqual([]);
+    expect(doc.paths['/auth/magic-link'].post.security ?? []).toEqual([]);
   });
 
   it('documents the optional end-user token on the wants routes: the API key alone, or with it', () => {

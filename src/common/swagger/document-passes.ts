@@ -124,8 +124,11 @@ export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMe
     for (const [code, response] of Object.entries(operation.responses)) {
       const status = Number(code);
       if (status < 400 || !ERRORS[status] || !response || '$ref' in response) continue;
-      const example = exampleFor(operation, status, notFound);
-      // Keep a route's own description when it says more than the generic one.
+      // Keep a route's own example (`@ApiErrorMessage`) and description when it says more than the generic one.
+      const ownExample = (response.content?.['application/json']?.example as { error?: unknown } | undefined)
+        ?.error;
+      const example =
+        typeof ownExample === 'string' && ownExample ? ownExample : exampleFor(operation, status, notFound);
       const own = response.description;
       const replaced = errorResponse(status, example);
       if (own && own !== 'Error') replaced.description = own;
