@@ -123,13 +123,37 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     const unknown = await admin.http.get(`/users/${OBJECT_ID}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe(exampleOf(doc.paths['/users/{id}'].get, 404));
+    const badLink = await t.http.post('/auth/magic-link/verify', { token: 'x'.repeat(43) });
+    expect(badLink.status).toBe(401);
+    expect(badLink.body.error).toBe(exampleOf(doc.paths['/auth/magic-link/verify'].post, 401));
+    expect(exampleOf(doc.paths['/auth/magic-link/verify'].post, 403)).toBe('This app is inactive');
   });
 
-  it('has at most one security requirement per operation', () => {
-    const repeated = operations.filter(({ operation }) => (operation.security?.length ?? 0) > 1).map(name);
-    expect(repeated).toEqual([]);
+  it('documents one credential per operation: its alternatives all require the same scheme first', () => {
+    const mixed = operations
+      .filter(({ operation }) => new Set((operation.security ?? []).map((s) => Object.keys(s)[0])).size > 1)
+      .map(name);
+    expect(mixed).toEqual([]);
     expect(doc.paths['/users'].get.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/health'].get.security ?? []).toEqual([]);
+    expect(doc.paths['/auth/magic-link'].post.security ?? []).toEqual([]);
+  });
+
+  it('documents the optional end-user token on the wants routes: the API key alone, or with it', () => {
+    const alternatives = [{ 'api-key': [] }, { 'api-key': [], 'end-user': [] }];
+    for (const [path, method] of [
+      ['/{appId}/wants', 'get'],
+      ['/{appId}/wants', 'post'],
+      ['/{appId}/wants/{id}', 'get'],
+      ['/{appId}/wants/{id}/vote', 'post'],
+    ]) {
+      expect({ path, method, security: doc.paths[path][method].security }).toEqual({
+        path,
+        method,
+        security: alternatives,
+      });
+    }
+    expect(doc.paths['/admin/{appId}/wants'].get.security).toEqual([{ bearer: [] }]);
   });
 
   it('describes every tag it uses', () => {

@@ -7,15 +7,19 @@ import { CreateWantDto, ListWantsQuery, toWantPublicView, VoteResult, WantPublic
 import { Voter } from './voter';
 import { WantsService } from './wants.service';
 
-/** The feature-request board as a client app's backend sees it (secret API key of that app). */
+/**
+ * The feature-request board as a client app's backend sees it (secret API key of that app), optionally on
+ * behalf of an end user signed in by magic link (their token as `Authorization: Bearer`), who is then the voter.
+ */
 @ApiTags('Wants')
 @ApiHeader({
   name: 'X-User-Id',
   required: false,
-  description: 'The end user; voter identity (else the client IP)',
+  description:
+    'The end user as the app names them; the voter when no end-user token is sent (else the client IP)',
 })
 @Controller(':appId/wants')
-@ApiKeyAuth()
+@ApiKeyAuth({ endUser: 'optional' })
 export class WantsPublicController {
   constructor(private readonly wants: WantsService) {}
 

@@ -11,16 +11,32 @@ export interface ApiKeyPrincipal {
   appId: string;
 }
 
+export interface ApiKeyAuthOptions {
+  /**
+   * `optional`: the route also takes an app end user's token (`Authorization: Bearer`, from the magic-link
+   * sign-in) besides the key. When the header is sent it must be valid and of the path's app (401/403);
+   * the handler reads it from `request.endUser`.
+   */
+  endUser?: 'optional';
+}
+
 /**
  * A backend-to-backend route authenticated by a secret API key (`X-API-Key: sk_<appId>_…`), checked by the
  * `api-key` strategy (src/api-keys/api-key.strategy.ts). On a route with an `{appId}` path parameter the key
  * must belong to that app (else 403).
  */
-export function ApiKeyAuth() {
-  const policy: AuthPolicy = { credential: 'api-key' };
+export function ApiKeyAuth(options: ApiKeyAuthOptions = {}) {
+  const policy: AuthPolicy = options.endUser
+    ? { credential: 'api-key', endUser: options.endUser }
+    : { credential: 'api-key' };
+  // OpenAPI lists alternatives: the key alone, or the key and an end-user token. Both name the key first,
+  // which is how the document passes tell one credential's alternatives from decorators that override.
+  const security = options.endUser
+    ? [ApiSecurity(SECURITY.apiKey), ApiSecurity({ [SECURITY.apiKey]: [], [SECURITY.endUser]: [] })]
+    : [ApiSecurity(SECURITY.apiKey)];
   return applyDecorators(
     SetMetadata(AUTH_POLICY, policy),
-    ApiSecurity(SECURITY.apiKey),
+    ...security,
     ApiErrors(HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN),
   );
 }

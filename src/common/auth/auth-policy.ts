@@ -8,7 +8,14 @@ import type { Access } from './roles';
 export type AuthPolicy =
   | { credential: 'none' }
   | { credential: 'bearer'; access: Access }
-  | { credential: 'api-key' }
+  | {
+      credential: 'api-key';
+      /**
+       * `optional`: an `Authorization` header, when present, must also be a valid end-user token of the
+       * path's app (the `end-user` strategy runs after the key's); absent, the key alone suffices.
+       */
+      endUser?: 'optional';
+    }
   | { credential: 'app-key' }
   | { credential: 'webhook-signature' }
   | { credential: 'end-user' };

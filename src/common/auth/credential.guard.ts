@@ -56,9 +56,10 @@ function strategyGuard(credential: Credential): CanActivate {
 
 /**
  * The one authentication guard (registered as APP_GUARD after the throttler): reads the route's policy,
- * lets `@Public()` routes through, and runs the Passport strategy named by every other credential. Bearer
- * routes then check the user's role against the route's access level (403). The strategies register
- * themselves with Passport beside the services that verify them; this guard needs none of those modules.
+ * lets `@Public()` routes through, and runs the Passport strategy named by every other credential (and an
+ * end-user token on API-key routes that take one as an optional second credential). Bearer routes then
+ * check the user's role against the route's access level (403). The strategies register themselves with
+ * Passport beside the services that verify them; this guard needs none of those modules.
  */
 @Injectable()
 export class CredentialGuard implements CanActivate {
@@ -81,6 +82,12 @@ export class CredentialGuard implements CanActivate {
     if (policy.credential === 'none') return true;
 
     await this.guards[policy.credential].canActivate(context);
+
+    // A second credential the route takes when sent: checked like any other (never ignored when invalid).
+    if (policy.credential === 'api-key' && policy.endUser === 'optional') {
+      const request = context.switchToHttp().getRequest<RequestWithHeaders>();
+      if (request.headers.authorization !== undefined) await this.guards['end-user'].canActivate(context);
+    }
 
     if (policy.credential === 'bearer') {
       const user = context.switchToHttp().getRequest<{ user: AuthUser }>().user;

@@ -125,8 +125,11 @@ export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMe
     for (const [code, response] of Object.entries(operation.responses)) {
       const status = Number(code);
       if (status < 400 || !ERRORS[status] || !response || '$ref' in response) continue;
-      const example = exampleFor(operation, status, notFound);
-      // Keep a route's own description when it says more than the generic one.
+      // Keep a route's own example (`@ApiErrorMessage`) and description when it says more than the generic one.
+      const ownExample = (response.content?.['application/json']?.example as { error?: unknown } | undefined)
+        ?.error;
+      const example =
+        typeof ownExample === 'string' && ownExample ? ownExample : exampleFor(operation, status, notFound);
       const own = response.description;
       const replaced = errorResponse(status, example);
       if (own && own !== 'Error') replaced.description = own;
@@ -136,14 +139,18 @@ export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMe
 }
 
 /**
- * One security requirement per operation: a credential decorator on the controller and another on the
- * handler both add theirs, and the handler's is the one the guard applies.
+ * One credential per operation: a credential decorator on the controller and another on the handler both
+ * add theirs, and the handler's (the last) is the one the guard applies. A decorator may list alternatives
+ * of its credential (`@ApiKeyAuth({ endUser: 'optional' })`: the key alone, or the key and an end-user
+ * token); each names its required scheme first, and those stay together.
  */
 export function dedupeSecurity(document: OpenAPIObject): void {
   for (const { operation } of operationsOf(document)) {
     if (!operation.security || operation.security.length <= 1) continue;
-    const unique = new Map(operation.security.map((entry) => [JSON.stringify(entry), entry]));
-    operation.security = [...unique.values()].slice(-1);
+    const unique = [...new Map(operation.security.map((entry) => [JSON.stringify(entry), entry])).values()];
+    const required = (entry: Record<string, string[]>) => Object.keys(entry)[0];
+    const applied = required(unique[unique.length - 1]);
+    operation.security = unique.filter((entry) => required(entry) === applied);
   }
 }
 

@@ -96,6 +96,26 @@ const ERROR_DESCRIPTIONS: Partial<Record<HttpStatus, string>> = {
   [HttpStatus.SERVICE_UNAVAILABLE]: 'Service unavailable',
 };
 
+/**
+ * Documents one error status with the message the route really sends for it, where the generic example of
+ * its status (or of its credential) would be wrong (the document passes keep it).
+ */
+export function ApiErrorMessage(status: HttpStatus, error: string, description?: string) {
+  return applyDecorators(
+    ApiExtraModels(ErrorSchema),
+    ApiResponse({
+      status,
+      description: description ?? ERROR_DESCRIPTIONS[status] ?? 'Error',
+      content: {
+        'application/json': {
+          schema: { $ref: getSchemaPath(ErrorSchema) },
+          example: { success: false, error },
+        },
+      },
+    }),
+  );
+}
+
 /** Documents the error envelope for the given statuses (500 is documented globally). */
 export function ApiErrors(...statuses: HttpStatus[]) {
   return applyDecorators(

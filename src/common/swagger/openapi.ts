@@ -19,6 +19,10 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
   { name: 'Health', description: 'Liveness and database status (no credential)' },
   { name: 'Auth', description: 'Back-office login, token refresh and the signed-in user' },
   {
+    name: 'Magic link',
+    description: "Passwordless sign-in of an app's end users: e-mail a single-use link, verify its token",
+  },
+  {
     name: 'Users',
     description: 'Back-office (admin) users, their roles, settings and passwords',
     notFound: 'User not found',
