@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { EmailModule } from '../email/email.module';
+import { ContactErasure } from './contact-erasure';
+import { ContactsAdminController } from './contacts-admin.controller';
+import { ContactsAdminService } from './contacts-admin.service';
 import { ContactsService } from './contacts.service';
 import { Contact, ContactSchema } from './schemas/contact.schema';
 
@@ -10,7 +13,8 @@ import { Contact, ContactSchema } from './schemas/contact.schema';
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }]), EmailModule],
-  providers: [ContactsService],
+  controllers: [ContactsAdminController],
+  providers: [ContactsService, ContactsAdminService, ContactErasure],
   exports: [ContactsService],
 })
 export class ContactsModule {}
