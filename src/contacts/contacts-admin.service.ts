@@ -5,11 +5,12 @@ import { Model, type QueryFilter } from 'mongoose';
 import { findByIdOr404 } from '../common/database/object-id';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
-import { type RecipientEmail, RecipientJobsService } from '../email/jobs/recipient-jobs.service';
+import { RecipientJobsService } from '../email/jobs/recipient-jobs.service';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import { type ChangeOrigin, consentEvent, withConsent } from './contact-ledger';
 import { ContactsService } from './contacts.service';
 import type { ConsentChangeDto, ListContactsQuery } from './dto/contact.dto';
+import type { ContactExportData } from './dto/contact-export.dto';
 import { CONSENT_CATEGORIES, type Consent, Contact } from './schemas/contact.schema';
 
 export const CONTACT_NOT_FOUND = 'Contact not found';
@@ -17,11 +18,6 @@ export const CONTACT_NOT_FOUND = 'Contact not found';
 /** Where the back office's changes are recorded in the ledger (`source` of their events). */
 export const ADMIN_SOURCE = 'admin';
 export const OPT_OUT_SOURCE = 'contacts.opt-out';
-
-export interface ContactExportData {
-  contact: Contact;
-  emails: RecipientEmail[];
-}
 
 /**
  * The back office's view of people (`/admin/contacts`): lists, one person with their consent history,

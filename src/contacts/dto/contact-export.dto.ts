@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { ContactExportData } from '../contacts-admin.service';
+import type { RecipientEmail } from '../../email/jobs/recipient-jobs.service';
+import type { Contact } from '../schemas/contact.schema';
 import {
   EMAIL_JOB_STATUSES,
   EMAIL_JOB_TYPES,
@@ -7,6 +8,12 @@ import {
   type EmailJobType,
 } from '../../email/jobs/schemas/email-job.schema';
 import { ContactDetailView, toContactDetailView } from './contact.dto';
+
+/** What the service gathers for an export, before it is shaped for the response. */
+export interface ContactExportData {
+  contact: Contact;
+  emails: RecipientEmail[];
+}
 
 export class ExportedEmailTemplate {
   @ApiProperty() name: string;
