@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { EmailModule } from '../email/email.module';
+import { ContactErasure } from './contact-erasure';
+import { ContactsAdminController } from './contacts-admin.controller';
+import { ContactsAdminService } from './contacts-admin.service';
 import { ContactsService } from './contacts.service';
 import { JoinlistController } from './joinlist/joinlist.controller';
 import { JoinlistService } from './joinlist/joinlist.service';
@@ -14,8 +17,8 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }]), EmailModule],
-  controllers: [JoinlistController, UnsubscribeController],
-  providers: [ContactsService, JoinlistService, UnsubscribeLinks],
+  controllers: [ContactsAdminController, JoinlistController, UnsubscribeController],
+  providers: [ContactsService, ContactsAdminService, ContactErasure, JoinlistService, UnsubscribeLinks],
   exports: [ContactsService, UnsubscribeLinks],
 })
 export class ContactsModule {}

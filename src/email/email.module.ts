@@ -12,6 +12,7 @@ import { EmailJobsService } from './jobs/email-jobs.service';
 import { EmailWorker } from './jobs/email-worker';
 import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
 import { SendEmailHandler } from './jobs/send-email.handler';
+import { RecipientJobsService } from './jobs/recipient-jobs.service';
 import { EMAIL_WORKER_OPTIONS, workerOptionsFromConfig } from './jobs/worker-options';
 import { Suppression, SuppressionSchema } from './suppression/schemas/suppression.schema';
 import { SuppressionService } from './suppression/suppression.service';
@@ -20,7 +21,8 @@ import { EmailTemplatesService } from './templates/email-templates.service';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue), `SuppressionService` and `BatchPlanners`, nothing else.
+ * `EmailService` (enqueue), `SuppressionService`, `BatchPlanners` and `RecipientJobsService` (a person's
+ * jobs, for export and GDPR erasure), nothing else.
  */
 @Module({
   imports: [
@@ -38,12 +40,13 @@ import { EmailTemplatesService } from './templates/email-templates.service';
     EmailWorker,
     SendEmailHandler,
     BatchPlanners,
+    RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
     mailTransportProvider,
     { provide: EMAIL_TEMPLATE_SOURCE, useExisting: EmailTemplatesService },
     { provide: EMAIL_WORKER_OPTIONS, inject: [ConfigService], useFactory: workerOptionsFromConfig },
   ],
-  exports: [EmailService, SuppressionService, BatchPlanners, EmailTemplatesModule],
+  exports: [EmailService, SuppressionService, BatchPlanners, RecipientJobsService, EmailTemplatesModule],
 })
 export class EmailModule {}

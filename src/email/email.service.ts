@@ -32,7 +32,8 @@ export class EmailService {
       items.map(({ message, options = {} }) =>
         newJob(
           'email.send',
-          { ...message, to: message.to.trim() },
+          // Lower-cased like contacts and suppression: one spelling per address, found by one index lookup.
+          { ...message, to: message.to.trim().toLowerCase() },
           options,
           message.appId,
           message.campaignId,

@@ -5,6 +5,7 @@ import { StorageModule } from '../common/storage/storage.module';
 import { AppTicketsController } from './app-tickets.controller';
 import { Ticket, TicketSchema } from './schemas/ticket.schema';
 import { TicketAttachmentsService } from './ticket-attachments.service';
+import { TicketErasureListener } from './ticket-erasure.listener';
 import { TicketStatsService } from './ticket-stats.service';
 import { TicketsController } from './tickets.controller';
 import { TicketsService } from './tickets.service';
@@ -16,7 +17,7 @@ import { TicketsService } from './tickets.service';
     StorageModule,
   ],
   controllers: [TicketsController, AppTicketsController],
-  providers: [TicketsService, TicketStatsService, TicketAttachmentsService],
+  providers: [TicketsService, TicketStatsService, TicketAttachmentsService, TicketErasureListener],
   exports: [TicketsService],
 })
 export class TicketsModule {}

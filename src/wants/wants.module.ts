@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { WantVote, WantVoteSchema } from './schemas/want-vote.schema';
 import { Want, WantSchema } from './schemas/want.schema';
+import { WantErasureListener } from './want-erasure.listener';
 import { WantsAdminController } from './wants-admin.controller';
 import { WantsPublicController } from './wants-public.controller';
 import { WantsService } from './wants.service';
@@ -14,6 +15,6 @@ import { WantsService } from './wants.service';
     ]),
   ],
   controllers: [WantsPublicController, WantsAdminController],
-  providers: [WantsService],
+  providers: [WantsService, WantErasureListener],
 })
 export class WantsModule {}

@@ -66,6 +66,12 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
     description: 'The e-mail queue: jobs, their status and counters',
     notFound: 'E-mail job not found',
   },
+  {
+    name: 'Contacts',
+    description:
+      'People across apps: consent per category and its history, opt-out, data export, GDPR delete',
+    notFound: 'Contact not found',
+  },
 ];
 
 /** `UsersController.list` → `usersList`: the fallback for a route without an explicit `operationId`. */

@@ -71,3 +71,5 @@ EmailJobSchema.index({ status: 1, type: 1, leaseExpiresAt: 1 });
 EmailJobSchema.index({ campaignId: 1, status: 1 });
 EmailJobSchema.index({ type: 1, status: 1, createdAt: -1 });
 EmailJobSchema.index({ messageId: 1 }, { sparse: true });
+// RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
+EmailJobSchema.index({ 'payload.to': 1, createdAt: 1 });

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import { sameAddress } from '../common/database/address-pattern';
+import { ContactEvents, type ContactErasedEvent } from '../contacts/contact.events';
+import { Feedback } from './schemas/feedback.schema';
+
+/**
+ * GDPR delete of a person: the address they left with feedback (any app, any case) becomes the
+ * placeholder; what they wrote is not rewritten.
+ */
+@Injectable()
+export class FeedbackErasureListener {
+  constructor(@InjectModel(Feedback.name) private readonly feedback: Model<Feedback>) {}
+
+  @OnEvent(ContactEvents.Erased, { suppressErrors: false })
+  async onContactErased({ email, placeholder }: ContactErasedEvent): Promise<void> {
+    await this.feedback
+      .updateMany({ email: sameAddress(email) }, { $set: { email: placeholder } }, { timestamps: false })
+      .exec();
+  }
+}

@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import { ContactEvents, type ContactErasedEvent } from '../contacts/contact.events';
+import { Ticket } from './schemas/ticket.schema';
+
+/**
+ * GDPR delete of a person (DESIGN "GDPR delete"): their address leaves every ticket of every app, as the
+ * customer and as the author of thread messages (whose author name goes too). What they wrote (subject,
+ * messages, attachments) is not rewritten. Addresses are stored lower-cased, as the event carries them.
+ * A rare operation across apps: it scans rather than keeping an index on the address for it.
+ */
+@Injectable()
+export class TicketErasureListener {
+  constructor(@InjectModel(Ticket.name) private readonly tickets: Model<Ticket>) {}
+
+  @OnEvent(ContactEvents.Erased, { suppressErrors: false })
+  async onContactErased({ email, placeholder }: ContactErasedEvent): Promise<void> {
+    await this.tickets.updateMany({ email }, { $set: { email: placeholder } }, { timestamps: false }).exec();
+    await this.tickets
+      .updateMany(
+        { 'messages.authorEmail': email },
+        {
+          $set: { 'messages.$[mine].authorEmail': placeholder },
+          $unset: { 'messages.$[mine].authorName': '' },
+        },
+        { arrayFilters: [{ 'mine.authorEmail': email }], timestamps: false },
+      )
+      .exec();
+  }
+}
