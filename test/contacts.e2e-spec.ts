@@ -285,6 +285,7 @@ describe('Contacts (admin)', () => {
 
     it('keeps every one of several concurrent changes, in the order they landed', async () => {
       const contact = await seed({ email: 'busy@example.com' });
+      const before = await stored(idOf(contact));
       const changes = [
         { category: 'outreach', status: true, reason: 'c1' },
         { category: 'commercial', status: true, reason: 'c2' },
@@ -307,7 +308,7 @@ describe('Contacts (admin)', () => {
         const last = record.consentHistory.filter((event) => event.category === category).at(-1)!;
         expect(record.consent[category]).toBe(last.status);
       }
-      expect(record.revision).toBe(changes.length + 1);
+      expect(record.revision).toBe(before.revision + changes.length);
     });
 
     it('refuses bad bodies with 400 naming the field', async () => {

@@ -227,6 +227,8 @@ describe('Joinlist and unsubscribe', () => {
         [{ email: 'ada@example.com', source: 'a b' }, /source/],
         [{ email: 'ada@example.com', firstName: null }, /firstName/],
         [{ email: 'ada@example.com', extra: 1 }, /extra/],
+        // The placeholder of an erased person's record cannot be signed up to reach that record.
+        [{ email: 'erased-665f1c0a9d3e4b2a1c0d9e8f@erased.invalid' }, /email/],
       ];
       for (const [body, field] of cases) {
         const res = await join(body);

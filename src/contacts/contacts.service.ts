@@ -1,4 +1,4 @@
-import { ConflictException, Injectable } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model, type QueryFilter } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
@@ -35,6 +35,18 @@ export interface SignUpResult {
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
+ * The address a person record is kept under. `.invalid` (RFC 2606) never receives mail, and erased records
+ * hold placeholders under it: refusing it keeps anyone from reaching an erased record by its placeholder.
+ */
+function personAddress(email: string): string {
+  const address = normaliseEmail(email);
+  if (address.endsWith('.invalid')) {
+    throw new BadRequestException('email: addresses under .invalid cannot receive mail');
+  }
+  return address;
+}
+
+/**
  * The person record (DESIGN "People"): one per address across apps. Every change goes through `change`,
  * which applies a decision to the revision it was made on, so concurrent changes retry instead of
  * overwriting each other, and appends to the consent ledger without ever rewriting it.
@@ -60,7 +72,7 @@ export class ContactsService {
 
   /** The person with this address, created (with no consent given) when there is none. */
   async findOrCreate(email: string): Promise<Contact> {
-    const address = normaliseEmail(email);
+    const address = personAddress(email);
     try {
       return await this.contacts
         .findOneAndUpdate(
@@ -164,7 +176,7 @@ export class ContactsService {
     email: string,
     decide: (current: Contact) => { change: ContactChange | null; result: R },
   ): Promise<{ contact: Contact; result: R }> {
-    const blank = new this.contacts({ email: normaliseEmail(email) }).toObject<Contact>();
+    const blank = new this.contacts({ email: personAddress(email) }).toObject<Contact>();
     const { change, result } = decide(blank);
     if (!change) return this.change(await this.findOrCreate(email), decide);
     try {
