@@ -1,13 +1,13 @@
 import { getModelToken } from '@nestjs/mongoose';
-import { trusted, type Model } from 'mongoose';
+import type { Model } from 'mongoose';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { Contact, type ConsentEvent } from '../src/contacts/schemas/contact.schema';
 import { EmailService } from '../src/email/email.service';
-import { EmailWorker } from '../src/email/jobs/email-worker';
 import { ERASED_RECIPIENT_ERROR } from '../src/email/jobs/recipient-jobs.service';
 import { EMAIL_JOB_STATUSES, EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
+import { drainEmailQueue } from './helpers/email-queue';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
@@ -36,7 +36,6 @@ describe('Contacts (admin)', () => {
   let t: TestApp;
   let people: ContactsService;
   let email: EmailService;
-  let worker: EmailWorker;
   let suppression: SuppressionService;
   let contacts: Model<Contact>;
   let jobs: Model<EmailJob>;
@@ -51,7 +50,6 @@ describe('Contacts (admin)', () => {
     t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
     people = t.app.get(ContactsService);
     email = t.app.get(EmailService);
-    worker = t.app.get(EmailWorker);
     suppression = t.app.get(SuppressionService);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
@@ -92,21 +90,7 @@ describe('Contacts (admin)', () => {
   const emailsOf = (res: { body: { data: { email: string }[] } }) => res.body.data.map((c) => c.email);
 
   /** Runs the worker until nothing is due or waiting for a retry. */
-  async function drain(deadlineMs = 15_000): Promise<void> {
-    const deadline = Date.now() + deadlineMs;
-    for (;;) {
-      await worker.processDueJobs();
-      const open = await jobs
-        .countDocuments({
-          status: trusted({ $in: ['pending', 'processing', 'failed'] }),
-          scheduledAt: trusted({ $lte: new Date() }),
-        })
-        .exec();
-      if (open === 0) return;
-      if (Date.now() > deadline) throw new Error(`${open} job(s) still open after ${deadlineMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  const drain = (deadlineMs?: number) => drainEmailQueue(t, { deadlineMs, dueOnly: true });
 
   describe('GET /admin/contacts', () => {
     it('lists live people newest first, without the consent history, in pages', async () => {

@@ -1,11 +1,12 @@
 import { getModelToken } from '@nestjs/mongoose';
-import { trusted, type Model } from 'mongoose';
+import type { Model } from 'mongoose';
 import { EmailService } from '../src/email/email.service';
 import { EmailJobStore, LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
 import { EmailWorker } from '../src/email/jobs/email-worker';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
+import { drainEmailQueue } from './helpers/email-queue';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
@@ -59,19 +60,7 @@ describe('E-mail queue, worker and delivery', () => {
     text: 'Hi Ada',
   };
 
-  /** Runs the worker until no job is due or waiting for a retry (the retry delays here are short). */
-  async function drain(deadlineMs = 15_000): Promise<void> {
-    const deadline = Date.now() + deadlineMs;
-    for (;;) {
-      await worker.processDueJobs();
-      const open = await jobs
-        .countDocuments({ status: trusted({ $in: ['pending', 'processing', 'failed'] }) })
-        .exec();
-      if (open === 0) return;
-      if (Date.now() > deadline) throw new Error(`${open} job(s) still open after ${deadlineMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  const drain = (deadlineMs?: number) => drainEmailQueue(t, { deadlineMs });
 
   describe('delivery over SMTP', () => {
     it('sends a literal message and records the Message-ID as the provider message id', async () => {

@@ -1,14 +1,14 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getModelToken } from '@nestjs/mongoose';
-import { trusted, type Model } from 'mongoose';
+import type { Model } from 'mongoose';
 import type { App } from '../src/apps/schemas/app.schema';
 import { LinkTokens } from '../src/common/crypto/link-token';
 import { JOINLIST_RATE_LIMIT } from '../src/contacts/joinlist/joinlist.controller';
 import { type Contact } from '../src/contacts/schemas/contact.schema';
 import { NewsletterSignupEvent, SignupEvents } from '../src/contacts/signup.events';
-import { EmailWorker } from '../src/email/jobs/email-worker';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
+import { drainEmailQueue } from './helpers/email-queue';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import type { HttpClient } from './helpers/http';
@@ -57,17 +57,7 @@ describe('Joinlist and unsubscribe', () => {
   });
 
   const join = (body: Record<string, unknown>, http = page) => http.post('/joinlist', body);
-  const drain = async () => {
-    const worker = t.app.get(EmailWorker);
-    for (let round = 0; round < 20; round++) {
-      await worker.processDueJobs();
-      const open = await jobs.countDocuments({
-        status: trusted({ $in: ['pending', 'processing', 'failed'] }),
-      });
-      if (open === 0) return;
-    }
-    throw new Error('The queue did not drain');
-  };
+  const drain = () => drainEmailQueue(t);
   const person = (email: string) => contacts.findOne({ email }).lean<Contact>().exec();
 
   describe('POST /joinlist', () => {

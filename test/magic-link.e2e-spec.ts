@@ -1,16 +1,16 @@
 import { getModelToken } from '@nestjs/mongoose';
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import { createHmac, randomBytes } from 'node:crypto';
-import { trusted, type Model } from 'mongoose';
+import type { Model } from 'mongoose';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
 import { MagicLinkToken } from '../src/auth/magic-link/schemas/magic-link-token.schema';
 import { LinkTokens } from '../src/common/crypto/link-token';
 import { SecretKeys } from '../src/config/secret-keys';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { Contact } from '../src/contacts/schemas/contact.schema';
-import { EmailWorker } from '../src/email/jobs/email-worker';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
+import { drainEmailQueue } from './helpers/email-queue';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApiKey, seedApp } from './helpers/factories';
 import type { RequestOptions } from './helpers/http';
@@ -36,7 +36,6 @@ describe('Magic link (end-user sign-in)', () => {
   let smtp: TestSmtpServer;
   let t: TestApp;
   let service: MagicLinkService;
-  let worker: EmailWorker;
   let jobs: Model<EmailJob>;
   let links: Model<MagicLinkToken>;
   let contacts: Model<Contact>;
@@ -51,7 +50,6 @@ describe('Magic link (end-user sign-in)', () => {
     process.env.PUBLIC_BASE_URL = 'https://api.example.com';
     t = await createTestApp();
     service = t.app.get(MagicLinkService);
-    worker = t.app.get(EmailWorker);
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     links = t.app.get<Model<MagicLinkToken>>(getModelToken(MagicLinkToken.name));
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
@@ -85,19 +83,7 @@ describe('Magic link (end-user sign-in)', () => {
     return res;
   }
 
-  /** Runs the worker until the queue is empty. */
-  async function drain(): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      await worker.processDueJobs();
-      const open = await jobs
-        .countDocuments({ status: trusted({ $in: ['pending', 'processing', 'failed'] }) })
-        .exec();
-      if (open === 0) return;
-      if (Date.now() > deadline) throw new Error(`${open} job(s) still open`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  const drain = () => drainEmailQueue(t);
 
   /** Mail is addressed to the person record's address: lower-cased. */
   const mailsTo = (email: string) => smtp.received.filter((mail) => mail.to.includes(email.toLowerCase()));

@@ -2,7 +2,7 @@ import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeExce
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest, RawServerDefault } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { bodyPolicyOf, MAX_BODY_BYTES } from './body-policy';
+import { type BodyPolicy, bodyPolicyOf, MAX_BODY_BYTES } from './body-policy';
 import { bodyShapeProblem } from './body-shape';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -26,45 +26,42 @@ export function registerBodyParsers(app: NestFastifyApplication): void {
   // from adding its JSON and urlencoded ones at init.
   fastify.removeAllContentTypeParsers();
 
-  app.useBodyParser<RawServerDefault>(
-    'application/json',
-    { bodyLimit: MAX_BODY_BYTES },
-    (request, body: Buffer, done) => {
-      try {
-        done(null, parseJsonBody(request, body));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    },
-  );
-
-  app.useBodyParser<RawServerDefault>(
-    'application/x-www-form-urlencoded',
-    { bodyLimit: MAX_BODY_BYTES },
-    (request, body: Buffer, done) => {
-      try {
-        done(null, parseFormBody(request, body));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    },
-  );
+  const parsers = [
+    ['application/json', parseJsonBody],
+    ['application/x-www-form-urlencoded', parseFormBody],
+  ] as const;
+  for (const [contentType, parse] of parsers) {
+    app.useBodyParser<RawServerDefault>(
+      contentType,
+      { bodyLimit: MAX_BODY_BYTES },
+      (request, body: Buffer, done) => {
+        try {
+          done(null, parse(request, body));
+        } catch (error) {
+          done(error as Error, undefined);
+        }
+      },
+    );
+  }
 
   // Decided from the headers alone, before a byte of the body is read.
   fastify.addHook('onRequest', (request, _reply, done) => done(headerProblem(request)));
 }
 
-/** The parsed body, or the 400/413 that refuses it. */
-function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
-  const policy = bodyPolicyOf(request);
+/** The body as text within the route's size limit (413), strictly UTF-8 (400). */
+function bodyText(body: Buffer, policy: BodyPolicy): string {
   if (body.length > policy.maxBytes) throw tooLarge(policy.maxBytes);
-  let text: string;
   try {
-    text = strictUtf8.decode(body);
+    return strictUtf8.decode(body);
   } catch {
     throw new BadRequestException('Request body is not valid UTF-8');
   }
-  const parsed = parseJson(text);
+}
+
+/** The parsed body, or the 400/413 that refuses it. */
+function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
+  const policy = bodyPolicyOf(request);
+  const parsed = parseJson(bodyText(body, policy));
   const problem = bodyShapeProblem(parsed, policy.maxFields, policy.maxDepth);
   if (problem) throw new BadRequestException(problem);
   if (policy.rawBody) (request as FastifyRequest & { rawBody?: Buffer }).rawBody = body;
@@ -77,13 +74,7 @@ function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
  */
 function parseFormBody(request: FastifyRequest, body: Buffer): Record<string, string> {
   const policy = bodyPolicyOf(request);
-  if (body.length > policy.maxBytes) throw tooLarge(policy.maxBytes);
-  let text: string;
-  try {
-    text = strictUtf8.decode(body);
-  } catch {
-    throw new BadRequestException('Request body is not valid UTF-8');
-  }
+  const text = bodyText(body, policy);
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {

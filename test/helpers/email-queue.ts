@@ -1,0 +1,34 @@
+import { getModelToken } from '@nestjs/mongoose';
+import { trusted, type Model } from 'mongoose';
+import { EmailWorker } from '../../src/email/jobs/email-worker';
+import { EmailJob } from '../../src/email/jobs/schemas/email-job.schema';
+import type { TestApp } from './app';
+
+export interface DrainOptions {
+  deadlineMs?: number;
+  /** Only jobs already due count as open (a job scheduled for later does not keep the drain waiting). */
+  dueOnly?: boolean;
+}
+
+/**
+ * Runs the app's e-mail worker until no job is pending, processing or waiting for a retry (tests run without
+ * the background worker, see test/setup/test-env.ts); fails when jobs are still open at the deadline.
+ */
+export async function drainEmailQueue(t: TestApp, options: DrainOptions = {}): Promise<void> {
+  const worker = t.app.get(EmailWorker);
+  const jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
+  const deadlineMs = options.deadlineMs ?? 15_000;
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    await worker.processDueJobs();
+    const open = await jobs
+      .countDocuments({
+        status: trusted({ $in: ['pending', 'processing', 'failed'] }),
+        ...(options.dueOnly ? { scheduledAt: trusted({ $lte: new Date() }) } : {}),
+      })
+      .exec();
+    if (open === 0) return;
+    if (Date.now() > deadline) throw new Error(`${open} job(s) still open after ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
