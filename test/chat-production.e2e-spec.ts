@@ -1,4 +1,5 @@
 import { getModelToken } from '@nestjs/mongoose';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Model } from 'mongoose';
 import { ChatNotifier } from '../src/chat/chat-notifier';
 import { ChatDeliveryWorker } from '../src/chat/delivery/chat-delivery.worker';
@@ -117,6 +118,25 @@ describe('Chat notifications across restarts and in production', () => {
         attempts: 2,
         lastError: 'The worker stopped during delivery; tried again',
       });
+    });
+
+    it('delivers in the background and schedules the digest when the worker is enabled', async () => {
+      process.env.CHAT_WORKER_ENABLED = 'true';
+      process.env.CHAT_WORKER_INTERVAL_MS = '100';
+      process.env.CHAT_DIGEST_CRON = '30 7 * * *';
+      try {
+        ({ t, admin } = await boot('test'));
+      } finally {
+        process.env.CHAT_WORKER_ENABLED = 'false';
+      }
+      receiver.reset();
+      await seedRoutedApp();
+      expect((await sendFeedback(t, 'Nobody drives this worker')).status).toBe(201);
+      await receiver.waitForCalls(1, 5_000);
+      expect(receiver.calls[0].body.data.subject).toBe('Nobody drives this worker');
+      const digest = t.app.get(SchedulerRegistry).getCronJob('chat-digest');
+      expect(digest.cronTime.source).toBe('30 7 * * *');
+      expect(digest.isActive).toBe(true);
     });
 
     it('writes the notification to the log when neither a rule nor a default is set', async () => {
