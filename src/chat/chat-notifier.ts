@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type ChatNotice, ChatOutboxStore } from './chat-outbox.store';
-
-export type { ChatNotice } from './chat-outbox.store';
+import type { ChatNotice } from './chat-notice';
+import { ChatOutboxStore } from './chat-outbox.store';
 
 /**
  * The chat module's public surface. `notify` stores a notification in the outbox for the delivery worker

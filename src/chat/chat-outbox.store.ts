@@ -4,7 +4,7 @@ import escapeStringRegexp from 'escape-string-regexp';
 import { type AnyBulkWriteOperation, ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import type { ChatChannel } from './chat-channels';
+import type { ChatNotice } from './chat-notice';
 import {
   CLAIMABLE_STATUSES,
   type ChatData,
@@ -12,20 +12,6 @@ import {
   ChatNotification,
   type WebhookFormat,
 } from './schemas/chat-notification.schema';
-
-/** What a producer hands to the notifier. */
-export interface ChatNotice {
-  appId: string;
-  channel: ChatChannel;
-  /** The domain event, e.g. `ticket.created`. */
-  event: string;
-  /** One line, e.g. `New ticket`; the key fields go in `data`. */
-  summary: string;
-  /** Flat values; `email` names the person the notification is about (found again by erasure). */
-  data?: ChatData;
-  /** A notice whose key is already stored is not stored again (default: a key of its own). */
-  key?: string;
-}
 
 /** What a worker decided about a notification it holds, and where it was sent. */
 export type DeliveryOutcome =
@@ -129,7 +115,12 @@ export class ChatOutboxStore {
   }
 
   /** Records the outcome of a held notification; false when its lease had been reaped meanwhile. */
-  async finish(held: ChatNotification, lockToken: string, outcome: DeliveryOutcome, now = new Date()) {
+  async finish(
+    held: ChatNotification,
+    lockToken: string,
+    outcome: DeliveryOutcome,
+    now = new Date(),
+  ): Promise<boolean> {
     const where = { destination: outcome.destination, format: outcome.format };
     const set: Record<string, unknown> = { status: outcome.status, updatedAt: now };
     for (const [field, value] of Object.entries(where)) if (value) set[field] = value;

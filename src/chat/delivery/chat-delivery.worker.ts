@@ -120,9 +120,19 @@ export class ChatDeliveryWorker implements OnApplicationBootstrap, BeforeApplica
         claimed += 1;
         const outcome = await this.deliver(held, context);
         if (await this.store.finish(held, lockToken, outcome)) summary[outcome.status] += 1;
+        else
+          this.logger.warn(
+            `Chat notification ${String(held._id)}: outcome not recorded, its lease was reaped`,
+          );
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot));
+    // Every slot settles before the run ends, even when one fails (a database error): shutdown waits for
+    // the run, so no call may still be going when it returns.
+    const slots = await Promise.allSettled(
+      Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot),
+    );
+    const failure = slots.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
     return claimed;
   }
 
