@@ -8,6 +8,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
 import { MagicLinkModule } from './auth/magic-link/magic-link.module';
+import { ChatModule } from './chat/chat.module';
 import { CredentialGuard } from './common/auth/credential.guard';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -43,6 +44,7 @@ import { WantsModule } from './wants/wants.module';
     EmailModule,
     ContactsModule,
     MagicLinkModule,
+    ChatModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

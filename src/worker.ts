@@ -4,13 +4,14 @@ import { AppModule } from './app.module';
 import { indexesReady } from './database/indexes-ready';
 
 /**
- * A worker-only process: the e-mail worker without the HTTP server, for sending capacity that scales apart
- * from the API (`npm run start:worker`). It needs `MONGODB_URI`: the embedded dev database belongs to the
- * process that started it.
+ * A worker-only process: the e-mail worker and the chat delivery (with the daily digest) without the HTTP
+ * server, for sending capacity that scales apart from the API (`npm run start:worker`). It needs
+ * `MONGODB_URI`: the embedded dev database belongs to the process that started it.
  */
 async function bootstrap(): Promise<void> {
-  // Running the worker is this process's whole purpose, whatever EMAIL_WORKER_ENABLED says for API servers.
+  // Running the workers is this process's whole purpose, whatever the switches say for API servers.
   process.env.EMAIL_WORKER_ENABLED = 'true';
+  process.env.CHAT_WORKER_ENABLED = 'true';
   const root = await AppModule.forRoot({ embedded: false });
   // Checked before Nest starts, for a one-line message (ConfigModule has merged `.env` into process.env).
   if (!process.env.MONGODB_URI) {

@@ -555,6 +555,9 @@ describe('Contacts (admin)', () => {
       for (const needle of [person.email, 'zelda', 'quimby', person.ip, person.referralUrl]) {
         expect(seeded).toContain(needle.toLowerCase());
       }
+      // The chat outbox holds the new ticket's and feedback's notices, which name the address.
+      const notices = await t.connection.db!.collection('chat_notifications').find().toArray();
+      expect(JSON.stringify(notices).toLowerCase()).toContain(person.email);
 
       const res = await admin.http.delete(`/admin/contacts/${id}`);
       expect(res.status).toBe(200);

@@ -16,6 +16,9 @@ describe('validateEnv', () => {
       MAIL_FROM: 'Admin Service <no-reply@localhost>',
       EMAIL_WORKER_INTERVAL_MS: 1000,
       EMAIL_WORKER_ENABLED: true,
+      CHAT_WORKER_ENABLED: true,
+      CHAT_WORKER_INTERVAL_MS: 2000,
+      CHAT_DIGEST_CRON: '0 8 * * *',
     });
     expect(env.publicBaseUrl).toBe('http://localhost:3000');
   });
@@ -37,6 +40,10 @@ describe('validateEnv', () => {
     ['WEBHOOK_SECRET', 'plain'],
     ['APP_SECRET', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['CHAT_DIGEST_CRON', 'daily'],
+    ['CHAT_DIGEST_CRON', '0 25 * * *'],
+    ['CHAT_WORKER_INTERVAL_MS', '10'],
+    ['CHAT_DEFAULT_WEBHOOK_URL', 'ftp://chat.example.com/hook'],
   ])('stops with a message naming %s for %p', (name, value) => {
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(InvalidEnvironmentError);
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(new RegExp(`${name}:`));

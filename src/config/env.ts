@@ -11,8 +11,10 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
+import { validateCronExpression } from 'cron';
 import { resolveAppSecret } from './app-secret';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
@@ -26,6 +28,16 @@ const toInt = ({ value }: { value: unknown }) =>
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** A cron expression as `@nestjs/schedule` (the `cron` package) reads it: 5 fields, or 6 with seconds first. */
+const IsCronExpression = () =>
+  ValidateBy({
+    name: 'isCronExpression',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && validateCronExpression(value).valid,
+      defaultMessage: () => 'must be a cron expression such as "0 8 * * *" (minute hour day month weekday)',
+    },
+  });
 
 /**
  * The service's environment, with exactly the names of DESIGN.md's contract table (plus NODE_ENV, LOG_LEVEL,
@@ -112,6 +124,22 @@ export class Env {
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
+
+  /** Run the chat notification delivery (and the daily digest) in this process. */
+  @Transform(toBool)
+  @IsBoolean()
+  CHAT_WORKER_ENABLED = true;
+
+  /** How often the chat delivery polls the outbox. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  CHAT_WORKER_INTERVAL_MS = 2000;
+
+  /** When the daily chat digest goes out (server time zone). */
+  @IsCronExpression()
+  CHAT_DIGEST_CRON = '0 8 * * *';
 
   @Transform(toInt)
   @IsInt()

@@ -22,8 +22,8 @@ export interface TestAppOptions {
   overrides?: { provide: unknown; useValue: unknown }[];
 }
 
-/** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
-export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+/** The real AppModule on Fastify with the production pipeline, configured but not initialised yet. */
+export async function compileApp(options: TestAppOptions = {}): Promise<NestFastifyApplication> {
   const root = await AppModule.forRoot();
   const builder = Test.createTestingModule({ imports: [root, ...(options.imports ?? [])] });
   for (const { provide, useValue } of options.overrides ?? []) {
@@ -35,6 +35,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     { bufferLogs: true },
   );
   await configureApp(app);
+  return app;
+}
+
+/** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const app = await compileApp(options);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const connection = app.get<Connection>(getConnectionToken());

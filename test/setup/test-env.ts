@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * Runs before each test file's imports: a database of its own on the shared dev server, a fixed secret,
- * quiet logs, a private DATA_DIR and no background e-mail worker unless a test starts one.
+ * quiet logs, a private DATA_DIR and no background e-mail or chat worker unless a test starts one.
  */
 const base = process.env.TEST_MONGODB_BASE_URI;
 if (base) {
@@ -16,6 +16,7 @@ process.env.APP_SECRET = 'test-secret-that-is-at-least-thirty-two-characters-lon
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.DATA_DIR = join(tmpdir(), `admin-service-test-${randomBytes(4).toString('hex')}`);
 process.env.EMAIL_WORKER_ENABLED = 'false';
+process.env.CHAT_WORKER_ENABLED = 'false';
 // bcrypt's lowest cost: a hash takes about 1 ms instead of 250.
 process.env.BCRYPT_COST = '4';
 // Tests name the client IP with X-Forwarded-For (per-IP throttling, voter identity).

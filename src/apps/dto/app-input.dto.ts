@@ -56,7 +56,7 @@ function IsFeatureMap(options?: ValidationOptions) {
   );
 }
 
-/** `{channelName: destination}`: lower-case channel names, string destinations. */
+/** `{channelName: label}`: lower-case channel names, the label chat notifications of that channel show. */
 function IsChannelMap(options?: ValidationOptions) {
   return ValidateBy(
     {
@@ -108,8 +108,10 @@ class AppFieldsDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
-    description: 'Channel name → destination (replaces the whole map on update)',
-    example: { tickets: 'https://chat.example.com/hooks/abc' },
+    description:
+      'Chat channel name → the label its notifications show (e.g. `#support`); destinations are set with ' +
+      'chat routing rules (replaces the whole map on update)',
+    example: { tickets: '#support', feedback: '#product' },
   })
   @IsOptional()
   @IsChannelMap()

@@ -57,6 +57,12 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
     description: "Newsletter signup from a web page (the app's publishable key) and the unsubscribe page",
   },
   {
+    name: 'Chat routing',
+    description:
+      "Per-app webhooks of the chat notification channels (the app's rule, else the global default, else the log)",
+    notFound: 'Chat routing rule not found',
+  },
+  {
     name: 'E-mail templates',
     description: 'Handlebars templates of the e-mails the service sends',
     notFound: 'Template not found',

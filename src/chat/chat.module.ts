@@ -1,0 +1,49 @@
+import { ChatErasureListener } from './chat-erasure.listener';
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AppsModule } from '../apps/apps.module';
+import { ChatDigest } from './chat-digest';
+import { ChatNotifier } from './chat-notifier';
+import { ChatOutboxStore } from './chat-outbox.store';
+import { ChatProducers } from './chat-producers';
+import { ChatRulesController } from './chat-rules.controller';
+import { ChatRulesService } from './chat-rules.service';
+import { ChatDeliveryWorker } from './delivery/chat-delivery.worker';
+import { ChatDestinations } from './delivery/chat-destinations';
+import { CHAT_DELIVERY_OPTIONS, DEFAULT_CHAT_DELIVERY_OPTIONS } from './delivery/delivery-options';
+import { HostResolver } from './delivery/host-resolver';
+import { WebhookAddressPolicy } from './delivery/webhook-address-policy';
+import { WebhookSender } from './delivery/webhook-sender';
+import { ChatNotification, ChatNotificationSchema } from './schemas/chat-notification.schema';
+import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
+
+/**
+ * Chat notifications: routing rules, the outbox, its delivery worker and the daily digest. Domain events of
+ * other modules come in through `ChatProducers`; other modules may also call `ChatNotifier.notify`.
+ */
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: ChatRule.name, schema: ChatRuleSchema },
+      { name: ChatNotification.name, schema: ChatNotificationSchema },
+    ]),
+    AppsModule,
+  ],
+  controllers: [ChatRulesController],
+  providers: [
+    ChatRulesService,
+    ChatErasureListener,
+    ChatNotifier,
+    ChatOutboxStore,
+    ChatProducers,
+    ChatDigest,
+    ChatDeliveryWorker,
+    ChatDestinations,
+    WebhookSender,
+    WebhookAddressPolicy,
+    HostResolver,
+    { provide: CHAT_DELIVERY_OPTIONS, useValue: DEFAULT_CHAT_DELIVERY_OPTIONS },
+  ],
+  exports: [ChatNotifier],
+})
+export class ChatModule {}
