@@ -101,6 +101,7 @@ export class ImportSubscribersDto {
   @ApiProperty({
     type: [ImportSubscriberEntry],
     maxItems: IMPORT_MAX,
+    example: [{ email: 'ada@example.com', firstName: 'Ada', locale: 'en' }, { email: 'bob@example.com' }],
     description:
       'Entries that are not a valid `{email, firstName?, locale?}` are skipped (reason `invalid`), not refused',
   })
