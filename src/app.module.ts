@@ -21,6 +21,7 @@ import { type DatabaseOptions, DatabaseModule } from './database/database.module
 import { EmailModule } from './email/email.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
+import { NewsletterModule } from './newsletter/newsletter.module';
 import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
 import { WantsModule } from './wants/wants.module';
@@ -45,6 +46,7 @@ import { WantsModule } from './wants/wants.module';
     ContactsModule,
     MagicLinkModule,
     ChatModule,
+    NewsletterModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

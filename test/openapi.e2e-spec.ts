@@ -245,6 +245,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
         'updateApp',
         'updateChatRoutingRule',
         'updateFeedback',
+        'updateNewsletterTemplate',
         'updateTemplate',
         'updateTicket',
         'updateUser',

@@ -156,7 +156,7 @@ export function toContactDetailView(contact: Contact): ContactDetailView {
   };
 }
 
-function toSubscriptionView(subscription: Subscription): SubscriptionView {
+export function toSubscriptionView(subscription: Subscription): SubscriptionView {
   return {
     appId: subscription.appId,
     status: subscription.status,

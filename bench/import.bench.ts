@@ -1,0 +1,87 @@
+/**
+ * Subscriber import benchmark: 100,000 new subscribers through `POST /admin/{appId}/newsletter/subscribers/import`
+ * on the built server, in 10 requests of 10,000 (one after the other, as an admin's upload would go).
+ *
+ *   npm run bench:import
+ *   BENCH_PROFILE=1 npm run bench:import   (also: where the server's CPU time goes)
+ *
+ * Then two requests of 10,000 addresses that are already known, to show the slower path of existing
+ * people: the same addresses again (all `already_subscribed`), and the same addresses for a second app
+ * (each person gets the second app's subscription).
+ */
+import { join } from 'node:path';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import { summariseProfile } from './cpu-profile';
+import { call, PROJECT_ROOT, startServer } from './http-bench';
+
+const REQUESTS = 10;
+const PER_REQUEST = 10_000;
+
+const entries = (from: number) =>
+  Array.from({ length: PER_REQUEST }, (_, i) => ({
+    email: `reader-${from + i}@bench.test`,
+    firstName: 'Reader',
+    locale: 'en',
+  }));
+
+async function main(): Promise<void> {
+  const database = await startDevDatabase();
+  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = await startServer(
+    join(PROJECT_ROOT, 'dist'),
+    withDatabaseName(database.uri, 'bench_import'),
+    nodeArgs,
+  );
+  const importInto = async (appId: string, from: number) => {
+    const started = process.hrtime.bigint();
+    const body = { subscribers: entries(from) };
+    const res = await call(
+      server.baseUrl,
+      'POST',
+      `/admin/${appId}/newsletter/subscribers/import`,
+      server.admin,
+      body,
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const { imported, skipped } = res.data as { imported: number; skipped: number };
+    return { seconds, imported, skipped };
+  };
+  try {
+    for (const id of ['bench-app', 'bench-app-2']) {
+      await call(server.baseUrl, 'POST', '/admin/apps', server.admin, { id, name: id });
+    }
+    const rows = [];
+    let total = 0;
+    for (let n = 0; n < REQUESTS; n++) {
+      const result = await importInto('bench-app', n * PER_REQUEST);
+      total += result.seconds;
+      rows.push({ request: `new people ${n + 1}/${REQUESTS}`, ...result });
+    }
+    rows.push({
+      request: 'the first 10,000 again (already subscribed)',
+      ...(await importInto('bench-app', 0)),
+    });
+    rows.push({ request: 'the first 10,000 for a second app', ...(await importInto('bench-app-2', 0)) });
+    console.table(rows.map((row) => ({ ...row, seconds: row.seconds.toFixed(2) })));
+    console.log(
+      `Imported ${REQUESTS * PER_REQUEST} new subscribers in ${total.toFixed(1)} s ` +
+        `(${Math.round((REQUESTS * PER_REQUEST) / total)} a second; goal: 100,000 in ≤ 10 s)`,
+    );
+  } finally {
+    await server.stop();
+    await database.stop();
+  }
+  if (profileDir) {
+    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+    console.log('Server CPU time by where it was spent (self time):');
+    console.table(summariseProfile(join(profileDir, file)));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
