@@ -130,6 +130,8 @@ describe('Chat routing rules (/admin/chat-routing)', () => {
 
   it.each([
     ['an empty body', {}, /Nothing to update: send at least one of webhookUrl, active/],
+    ['an array body', [], /./],
+    ['an array of fields', [{ active: false }], /./],
     ['a null webhookUrl', { webhookUrl: null }, /webhookUrl/],
     ['a null active', { active: null }, /active/],
     ['an http-less URL', { webhookUrl: 'file:///etc/passwd' }, /webhookUrl must be a URL/],

@@ -25,4 +25,12 @@ describe('createValidationPipe', () => {
       response: { message: ['property extra should not exist'] },
     });
   });
+
+  it('answers 400 to an array where the DTO describes an object', async () => {
+    for (const value of [[], [{ name: 'a', count: 1 }]]) {
+      await expect(validate(value)).rejects.toMatchObject({
+        response: { message: 'The body must be a JSON object' },
+      });
+    }
+  });
 });

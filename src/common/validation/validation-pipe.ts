@@ -14,6 +14,11 @@ class ShapeSafeValidationPipe extends ValidationPipe {
   private readonly logger = new Logger('Validation');
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A DTO describes an object: class-transformer would turn an array into an array of "instances" that
+    // validation passes and update pipes take for fields (`[]` reached the database as a `$set`).
+    if (Array.isArray(value) && metadata.type === 'body' && this.toValidate(metadata)) {
+      throw new BadRequestException('The body must be a JSON object');
+    }
     try {
       return (await super.transform(value, metadata)) as unknown;
     } catch (error) {
