@@ -20,6 +20,7 @@ import { type DatabaseOptions, DatabaseModule } from './database/database.module
 import { EmailModule } from './email/email.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
+import { CampaignsModule } from './newsletter/campaigns/campaigns.module';
 import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
 import { WantsModule } from './wants/wants.module';
@@ -43,6 +44,7 @@ import { WantsModule } from './wants/wants.module';
     EmailModule,
     ContactsModule,
     MagicLinkModule,
+    CampaignsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AppsModule } from '../../apps/apps.module';
+import { ContactsModule } from '../../contacts/contacts.module';
+import { EmailModule } from '../../email/email.module';
+import { CampaignPlanner } from './campaign-planner';
+import { CAMPAIGN_TEMPLATE_SOURCE, NoCampaignTemplates } from './campaign-template-source';
+import { CampaignsController } from './campaigns.controller';
+import { CampaignsService } from './campaigns.service';
+import { Campaign, CampaignSchema } from './schemas/campaign.schema';
+
+/**
+ * Newsletter campaigns (DESIGN "Campaigns"): the admin routes, the `campaign` batch planner and the link
+ * tables click tracking redirects to, both registered with the e-mail engine at start-up.
+ */
+@Module({
+  imports: [
+    MongooseModule.forFeature([{ name: Campaign.name, schema: CampaignSchema }]),
+    AppsModule,
+    ContactsModule,
+    EmailModule,
+  ],
+  controllers: [CampaignsController],
+  providers: [
+    CampaignsService,
+    CampaignPlanner,
+    { provide: CAMPAIGN_TEMPLATE_SOURCE, useClass: NoCampaignTemplates },
+  ],
+})
+export class CampaignsModule {}
