@@ -243,6 +243,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
         'updateAnyTicket',
         'updateApiKey',
         'updateApp',
+        'updateCampaign',
         'updateFeedback',
         'updateTemplate',
         'updateTicket',
