@@ -69,12 +69,13 @@ export interface BenchServer {
 /**
  * `node <dist>/main.js` on its own port and database, NODE_ENV=production, LOG_LEVEL=warn, no e-mail
  * worker, TRUST_PROXY=true (requests name their client with X-Forwarded-For). `nodeArgs` are passed to
- * node (e.g. `--cpu-prof`).
+ * node (e.g. `--cpu-prof`); `env` adds or replaces variables (e.g. a known APP_SECRET to sign link tokens).
  */
 export async function startServer(
   dist: string,
   mongoUri: string,
   nodeArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -95,6 +96,7 @@ export async function startServer(
       BCRYPT_COST: '10',
       EMAIL_WORKER_ENABLED: 'false',
       TRUST_PROXY: 'true',
+      ...env,
     },
   });
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -22,6 +22,7 @@ import { EmailModule } from './email/email.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { NewsletterModule } from './newsletter/newsletter.module';
+import { CampaignsModule } from './newsletter/campaigns/campaigns.module';
 import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
 import { WantsModule } from './wants/wants.module';
@@ -47,6 +48,7 @@ import { WantsModule } from './wants/wants.module';
     MagicLinkModule,
     ChatModule,
     NewsletterModule,
+    CampaignsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

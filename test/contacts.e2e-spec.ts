@@ -413,6 +413,37 @@ describe('Contacts (admin)', () => {
         { scheduledAt: new Date(Date.now() + 3_600_000) },
       );
       await email.enqueueEmail({ to: 'bob@example.com', subject: 'Not hers', text: 'x' });
+      const events = t.connection.db!.collection('email_events');
+      await events.insertMany([
+        {
+          contactId: idOf(contact),
+          appId,
+          campaignId: 'c1',
+          provider: 'tracking',
+          type: 'opened',
+          userAgent: 'UA/1',
+          createdAt: new Date(Date.now() - 1_000),
+        },
+        {
+          contactId: idOf(contact),
+          appId,
+          campaignId: 'c1',
+          provider: 'tracking',
+          type: 'clicked',
+          url: 'https://shop.test/a',
+          userAgent: 'UA/1',
+          createdAt: new Date(),
+        },
+        {
+          contactId: '64b7f0c2a1b2c3d4e5f60718',
+          appId,
+          campaignId: 'c1',
+          provider: 'tracking',
+          type: 'opened',
+          userAgent: 'Not hers',
+          createdAt: new Date(),
+        },
+      ]);
 
       const res = await user.http.get(`/admin/contacts/${idOf(contact)}/export`);
       expect(res.status).toBe(200);
@@ -440,7 +471,16 @@ describe('Contacts (admin)', () => {
           completedAt: null,
         }),
       ]);
-      expect(res.text).not.toMatch(/secret body|secret-variable|bob@example/);
+      expect(data.events).toEqual([
+        expect.objectContaining({
+          type: 'clicked',
+          url: 'https://shop.test/a',
+          campaignId: 'c1',
+          userAgent: 'UA/1',
+        }),
+        expect.objectContaining({ type: 'opened', url: null, provider: 'tracking' }),
+      ]);
+      expect(res.text).not.toMatch(/secret body|secret-variable|bob@example|Not hers/);
     });
 
     it('is for user and admin, not viewers, and 404 for an unknown id', async () => {
@@ -543,6 +583,18 @@ describe('Contacts (admin)', () => {
         { headers: { 'x-api-key': key.value } },
       );
       expect(want.status).toBe(201);
+      // An open recorded by the tracking pixel: its user agent describes the person's device.
+      await t.connection.db!.collection('email_events').insertOne({
+        contactId: idOf(contact),
+        appId,
+        campaignId: 'c1',
+        messageId: `campaign:c1:${idOf(contact)}`,
+        provider: 'tracking',
+        type: 'opened',
+        userAgent: 'ZeldaPhone/1.0 (Quimby edition)',
+        automated: false,
+        createdAt: new Date(),
+      });
       return { contact, sent: sent.id, queued: queued.id, plan: plan.id, sharedPlan: sharedPlan.id };
     }
 

@@ -1,11 +1,9 @@
-import { NewsletterTemplatesService } from '../src/newsletter/templates/newsletter-templates.service';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
 
 describe('Newsletter templates', () => {
   let t: TestApp;
-  let service: NewsletterTemplatesService;
   let user: Session;
   let viewer: Session;
   let appId: string;
@@ -13,7 +11,6 @@ describe('Newsletter templates', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    service = t.app.get(NewsletterTemplatesService);
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -102,19 +99,22 @@ describe('Newsletter templates', () => {
     expect((await viewer.http.get(base())).body.data).toEqual([]);
   });
 
-  it('gives the campaigns a template of the same app (findForApp, findActiveForApp)', async () => {
+  it('seeds a campaign of the same app with an active template only', async () => {
     const { _id } = await create(appId, { textContent: 'Hello' });
-    const content = {
-      subject: body.subject,
-      htmlContent: body.htmlContent,
-      textContent: 'Hello',
-      isActive: true,
-    };
-    expect(await service.findForApp(appId, _id)).toMatchObject(content);
-    expect(await service.findForApp(otherAppId, _id)).toBeNull();
-    expect(await service.findForApp(appId, 'nonsense')).toBeNull();
+    const campaigns = `/admin/${appId}/newsletter/campaigns`;
+    const seeded = await user.http.post(campaigns, { name: 'From a template', templateId: _id });
+    expect(seeded.status).toBe(201);
+    expect(seeded.body.data).toMatchObject({ subject: body.subject, status: 'draft' });
+    // Another app's template, a malformed id and a switched-off template seed nothing.
+    const foreign = await user.http.post(`/admin/${otherAppId}/newsletter/campaigns`, {
+      name: 'Not mine',
+      templateId: _id,
+    });
+    expect(foreign.status).toBe(400);
+    expect((await user.http.post(campaigns, { name: 'x', templateId: 'nonsense' })).status).toBe(400);
     await user.http.patch(`${base()}/${_id}`, { isActive: false });
-    expect(await service.findForApp(appId, _id)).toMatchObject({ isActive: false });
-    expect(await service.findActiveForApp(appId, _id)).toBeNull();
+    const inactive = await user.http.post(campaigns, { name: 'Switched off', templateId: _id });
+    expect(inactive.status).toBe(400);
+    expect(inactive.body.error).toMatch(/templateId/);
   });
 });

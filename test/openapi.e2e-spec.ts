@@ -244,6 +244,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
         'updateApiKey',
         'updateApp',
         'updateChatRoutingRule',
+        'updateCampaign',
         'updateFeedback',
         'updateNewsletterTemplate',
         'updateTemplate',

@@ -6,6 +6,7 @@ import { findByIdOr404 } from '../common/database/object-id';
 import type { Pagination } from '../common/http/envelope';
 import { findPage } from '../common/pagination/pagination';
 import { RecipientJobsService } from '../email/jobs/recipient-jobs.service';
+import { ContactEmailEvents } from '../email/tracking/contact-email-events';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import { type ChangeOrigin, consentEvent, withConsent } from './contact-ledger';
 import { ContactsService } from './contacts.service';
@@ -32,6 +33,7 @@ export class ContactsAdminService {
     private readonly people: ContactsService,
     private readonly suppression: SuppressionService,
     private readonly recipientJobs: RecipientJobsService,
+    private readonly emailEvents: ContactEmailEvents,
   ) {}
 
   list(query: ListContactsQuery): Promise<{ items: Contact[]; pagination: Pagination }> {
@@ -117,12 +119,15 @@ export class ContactsAdminService {
 
   /**
    * Everything held about a person: the record with its consent history and subscriptions, and the
-   * e-mails addressed to them (what and when, not the bodies). E-mail events (opens, clicks, bounces)
-   * belong here too once the service stores them.
+   * e-mails addressed to them (what and when, not the bodies) and the e-mail events recorded for them.
    */
   async export(id: string): Promise<ContactExportData> {
     const contact = await this.live(id);
-    return { contact, emails: await this.recipientJobs.addressedTo(contact.email) };
+    const [emails, events] = await Promise.all([
+      this.recipientJobs.addressedTo(contact.email),
+      this.emailEvents.forContact(String(contact._id)),
+    ]);
+    return { contact, emails, events };
   }
 }
 

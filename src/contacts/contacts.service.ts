@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isObjectIdOrHexString, Model, type QueryFilter } from 'mongoose';
+import { isObjectIdOrHexString, Model, type QueryFilter, trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import {
@@ -32,6 +32,14 @@ export interface SignUpResult {
   alreadySubscribed: boolean;
 }
 
+/** One recipient of a campaign, as the campaign planner needs it. */
+export interface AudienceMember {
+  _id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+}
+
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
@@ -57,6 +65,35 @@ export class ContactsService {
     @InjectModel(Contact.name) private readonly contacts: Model<Contact>,
     private readonly suppression: SuppressionService,
   ) {}
+
+  /**
+   * One page of an app's campaign audience (DESIGN "Who gets what": an active subscription to the app,
+   * `blog` consent not false, not erased), in `_id` order after `afterId`: the planner walks the audience
+   * with this cursor, so memory stays flat and a resumed plan continues where it stopped. Suppression is
+   * the caller's to check (it is the e-mail engine's list).
+   */
+  async audiencePage(appId: string, afterId: string | null, limit: number): Promise<AudienceMember[]> {
+    const docs = await this.contacts
+      .find(
+        {
+          subscriptions: trusted({ $elemMatch: { appId, status: 'active' } }),
+          'consent.blog': trusted({ $ne: false }),
+          deletedAt: null,
+          ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}),
+        },
+        { email: 1, firstName: 1, lastName: 1 },
+      )
+      .sort({ _id: 1 })
+      .limit(limit)
+      .lean()
+      .exec();
+    return docs.map((doc) => ({
+      _id: String(doc._id),
+      email: doc.email,
+      firstName: doc.firstName ?? null,
+      lastName: doc.lastName ?? null,
+    }));
+  }
 
   findById(id: string): Promise<Contact | null> {
     return this.contacts.findById(id).lean<Contact>().exec();

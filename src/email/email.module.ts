@@ -1,3 +1,4 @@
+import { ContactEmailEvents } from './tracking/contact-email-events';
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConfigService } from '@nestjs/config';
@@ -18,23 +19,30 @@ import { Suppression, SuppressionSchema } from './suppression/schemas/suppressio
 import { SuppressionService } from './suppression/suppression.service';
 import { EmailTemplatesModule } from './templates/email-templates.module';
 import { EmailTemplatesService } from './templates/email-templates.service';
+import { ClickTargets } from './tracking/click-targets';
+import { EmailEvent, EmailEventSchema } from './tracking/schemas/email-event.schema';
+import { TrackingController } from './tracking/tracking.controller';
+import { TrackingEvents } from './tracking/tracking-events';
+import { TrackingLinks } from './tracking/tracking-links';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue), `SuppressionService`, `BatchPlanners` and `RecipientJobsService` (a person's
- * jobs, for export and GDPR erasure), nothing else.
+ * `EmailService` (enqueue), `SuppressionService`, `BatchPlanners`, `RecipientJobsService` (a person's
+ * jobs, for export and GDPR erasure), and for campaign mail `TrackingLinks` and `ClickTargets`, nothing else.
  */
 @Module({
   imports: [
     MongooseModule.forFeature([
       { name: EmailJob.name, schema: EmailJobSchema },
       { name: Suppression.name, schema: SuppressionSchema },
+      { name: EmailEvent.name, schema: EmailEventSchema },
     ]),
     EmailTemplatesModule,
   ],
-  controllers: [EmailJobsController],
+  controllers: [EmailJobsController, TrackingController],
   providers: [
     EmailService,
+    ContactEmailEvents,
     EmailJobStore,
     EmailJobsService,
     EmailWorker,
@@ -43,10 +51,22 @@ import { EmailTemplatesService } from './templates/email-templates.service';
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
+    TrackingLinks,
+    ClickTargets,
+    TrackingEvents,
     mailTransportProvider,
     { provide: EMAIL_TEMPLATE_SOURCE, useExisting: EmailTemplatesService },
     { provide: EMAIL_WORKER_OPTIONS, inject: [ConfigService], useFactory: workerOptionsFromConfig },
   ],
-  exports: [EmailService, SuppressionService, BatchPlanners, RecipientJobsService, EmailTemplatesModule],
+  exports: [
+    EmailService,
+    SuppressionService,
+    BatchPlanners,
+    RecipientJobsService,
+    ContactEmailEvents,
+    EmailTemplatesModule,
+    TrackingLinks,
+    ClickTargets,
+  ],
 })
 export class EmailModule {}

@@ -42,6 +42,11 @@ export class EmailService {
     );
   }
 
+  /** How many messages a campaign has in the queue (its plan's exact total, once the plan has run). */
+  countCampaignMessages(campaignId: string): Promise<number> {
+    return this.store.countCampaignMessages(campaignId);
+  }
+
   async enqueueBatchPlan(plan: BatchPlan, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
     if (typeof plan.kind !== 'string' || plan.kind.length === 0)
       throw new BadRequestException('kind is required');

@@ -79,6 +79,7 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
     notFound: 'Contact not found',
   },
   { name: 'Newsletter', description: 'Per-app newsletter: subscribers, campaigns and newsletter templates' },
+  { name: 'Tracking', description: 'Open pixel and click redirects of campaign mail (signed tokens)' },
 ];
 
 /** `UsersController.list` → `usersList`: the fallback for a route without an explicit `operationId`. */

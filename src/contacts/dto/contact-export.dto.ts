@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { RecipientEmail } from '../../email/jobs/recipient-jobs.service';
+import type { ExportedEmailEvent } from '../../email/tracking/contact-email-events';
 import type { Contact } from '../schemas/contact.schema';
 import {
   EMAIL_JOB_STATUSES,
@@ -13,6 +14,7 @@ import { ContactDetailView, toContactDetailView } from './contact.dto';
 export interface ContactExportData {
   contact: Contact;
   emails: RecipientEmail[];
+  events: ExportedEmailEvent[];
 }
 
 export class ExportedEmailTemplate {
@@ -36,6 +38,18 @@ export class ExportedEmail {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completedAt: Date | null;
 }
 
+/** An e-mail event recorded for the person (an open, a click, …). */
+export class ExportedEvent {
+  @ApiProperty() type: string;
+  @ApiProperty({ description: '`tracking`, or the provider that reported it' }) provider: string;
+  @ApiProperty({ type: String, nullable: true }) appId: string | null;
+  @ApiProperty({ type: String, nullable: true }) campaignId: string | null;
+  @ApiProperty({ type: String, nullable: true }) messageId: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The link of a click' }) url: string | null;
+  @ApiProperty({ type: String, nullable: true }) userAgent: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: Date;
+}
+
 /** Everything the service holds about one person (GDPR data export). */
 export class ContactExport {
   @ApiProperty({ format: 'date-time' }) exportedAt: Date;
@@ -43,8 +57,10 @@ export class ContactExport {
   contact: ContactDetailView;
   @ApiProperty({ type: [ExportedEmail], description: 'E-mails addressed to the person, oldest first' })
   emails: ExportedEmail[];
+  @ApiProperty({ type: [ExportedEvent], description: 'E-mail events recorded for the person, newest first' })
+  events: ExportedEvent[];
 }
 
 export function toContactExport(data: ContactExportData, exportedAt = new Date()): ContactExport {
-  return { exportedAt, contact: toContactDetailView(data.contact), emails: data.emails };
+  return { exportedAt, contact: toContactDetailView(data.contact), emails: data.emails, events: data.events };
 }

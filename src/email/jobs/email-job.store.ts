@@ -43,6 +43,8 @@ export interface FinishedJob {
   attempts: number;
   lockToken: string;
   outcome: JobOutcome;
+  /** The campaign of an `email.send` job, whose statistics count its final outcome. */
+  campaignId?: string | null;
 }
 
 export const LAPSED_DELIVERY_ERROR =
@@ -199,15 +201,31 @@ export class EmailJobStore {
    * left before the worker died, so an `email.send` job is not sent again but ends `dead` with that reason;
    * a batch plan only enqueues with idempotency keys, so it is safe to run again and is put back as due.
    */
-  async reapLapsedLeases(now = new Date()): Promise<{ dead: number; requeued: number }> {
+  async reapLapsedLeases(
+    now = new Date(),
+  ): Promise<{ dead: number; requeued: number; deadByCampaign: Map<string, number> }> {
     const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
-    const dead = await this.collection.updateMany(
-      { ...lapsed, type: 'email.send' },
-      {
-        $set: { status: 'dead', lastError: LAPSED_DELIVERY_ERROR, completedAt: now, updatedAt: now },
-        $unset: { lockToken: '', leaseExpiresAt: '' },
-      },
-    );
+    // One update per job, guarded by the lapsed holder's token, so each death is counted once (for the
+    // campaign statistics) even when two workers reap at the same time. A dead worker held few jobs.
+    const sends = await this.collection
+      .find({ ...lapsed, type: 'email.send' }, { projection: { campaignId: 1, lockToken: 1 } })
+      .toArray();
+    const deadByCampaign = new Map<string, number>();
+    let dead = 0;
+    for (const send of sends) {
+      const result = await this.collection.updateOne(
+        { lockToken: send.lockToken },
+        {
+          $set: { status: 'dead', lastError: LAPSED_DELIVERY_ERROR, completedAt: now, updatedAt: now },
+          $unset: { lockToken: '', leaseExpiresAt: '' },
+        },
+      );
+      dead += result.modifiedCount;
+      const campaignId = send.campaignId as string | null | undefined;
+      if (result.modifiedCount > 0 && campaignId) {
+        deadByCampaign.set(campaignId, (deadByCampaign.get(campaignId) ?? 0) + 1);
+      }
+    }
     // Plans are rare: each gets the claim key of its next attempt, guarded by the lapsed holder's token.
     const plans = await this.collection
       .find({ ...lapsed, type: 'email.batch.plan' }, { projection: { attempts: 1, lockToken: 1 } })
@@ -229,7 +247,20 @@ export class EmailJobStore {
       );
       requeued += result.modifiedCount;
     }
-    return { dead: dead.modifiedCount, requeued };
+    return { dead, requeued, deadByCampaign };
+  }
+
+  /** The jobs among `ids` that a reaper marked dead (their outcome was not this worker's to record). */
+  async reapedAmong(ids: ObjectId[]): Promise<Set<string>> {
+    const docs = await this.collection
+      .find({ _id: { $in: ids }, lastError: LAPSED_DELIVERY_ERROR }, { projection: { _id: 1 } })
+      .toArray();
+    return new Set(docs.map((doc) => String(doc._id)));
+  }
+
+  /** How many messages (`email.send` jobs) a campaign has in the queue, whatever their status. */
+  countCampaignMessages(campaignId: string): Promise<number> {
+    return this.collection.countDocuments({ campaignId, type: 'email.send' });
   }
 }
 

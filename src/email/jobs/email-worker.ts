@@ -6,9 +6,11 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../config/env';
+import { EmailEvents, type CampaignMessagesFinishedEvent } from '../email.events';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { BatchPlan } from './batch-plan';
 import { retryDelayMs } from './backoff';
@@ -54,6 +56,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly sender: SendEmailHandler,
     private readonly planners: BatchPlanners,
     private readonly scheduler: SchedulerRegistry,
+    private readonly events: EventEmitter2,
     @Inject(EMAIL_WORKER_OPTIONS) private readonly options: EmailWorkerOptions,
   ) {
     this.rate = new RateLimiter(options.ratePerSecond);
@@ -116,6 +119,9 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private async reap(summary: WorkerRunSummary): Promise<void> {
     const reaped = await this.store.reapLapsedLeases();
     summary.reaped += reaped.dead + reaped.requeued;
+    for (const [campaignId, failed] of reaped.deadByCampaign) {
+      await this.campaignMessagesFinished({ campaignId, sent: 0, failed });
+    }
     if (reaped.dead > 0) {
       this.logger.warn(`${reaped.dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
     }
@@ -126,7 +132,13 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     const scanToken = randomBytes(12).toString('hex');
     const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
     const memo: TemplateMemo = new Map();
-    const finished = new FinishBuffer(this.store, this.options.finishBatchSize, summary, this.logger);
+    const finished = new FinishBuffer(
+      this.store,
+      this.options.finishBatchSize,
+      summary,
+      this.logger,
+      (event) => this.campaignMessagesFinished(event),
+    );
     let claimed = 0;
     const feed = new ClaimFeed(due, this.options.concurrency, async (batch) => {
       const jobs = await this.store.claimMany(
@@ -144,7 +156,13 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
         await this.rate.acquire();
         const to = (job.payload as { to?: string }).to?.toLowerCase() ?? '';
         const outcome = await this.attempt(job, suppressed.get(to), memo);
-        await finished.add({ id: job._id, attempts: job.attempts, lockToken, outcome });
+        await finished.add({
+          id: job._id,
+          attempts: job.attempts,
+          lockToken,
+          outcome,
+          campaignId: job.type === 'email.send' ? job.campaignId : null,
+        });
       }
     };
     // Every slot settles before the run ends, even when one fails (say, the outcome write): a run that
@@ -179,6 +197,21 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     const planner = this.planners.get(plan.kind);
     if (!planner) return { status: 'dead', error: `No batch planner for kind "${plan.kind}"` };
     return { status: 'completed', result: { ...(await planner(plan, String(job._id))) } };
+  }
+
+  /**
+   * Tells the campaign's owner (newsletters) about final outcomes. A listener's failure is logged, not
+   * thrown: the outcomes are recorded on the jobs already, and the queue must keep moving.
+   */
+  private async campaignMessagesFinished(event: CampaignMessagesFinishedEvent): Promise<void> {
+    try {
+      await this.events.emitAsync(EmailEvents.CampaignMessagesFinished, event);
+    } catch (error) {
+      this.logger.error(
+        `Campaign ${event.campaignId}: counting ${event.sent} sent / ${event.failed} failed failed: ` +
+          (error as Error).message,
+      );
+    }
   }
 
   private failure(job: EmailJob, error: unknown): JobOutcome {
@@ -235,6 +268,7 @@ class FinishBuffer {
     private readonly size: number,
     private readonly summary: WorkerRunSummary,
     private readonly logger: Logger,
+    private readonly campaignMessagesFinished: (event: CampaignMessagesFinishedEvent) => Promise<void>,
   ) {}
 
   async add(job: FinishedJob): Promise<void> {
@@ -248,12 +282,30 @@ class FinishBuffer {
     const batch = this.pending;
     this.pending = [];
     const recorded = await this.store.finish(batch);
+    let ours = batch;
     if (recorded < batch.length) {
       this.logger.warn(
         `${batch.length - recorded} e-mail job outcome(s) not recorded: the lease had been reaped`,
       );
+      // The reaper counted those (as failed); only the outcomes recorded here are this worker's to count.
+      const reaped = await this.store.reapedAmong(batch.map((job) => job.id));
+      ours = batch.filter((job) => !reaped.has(String(job.id)));
     }
+    for (const event of campaignTallies(ours)) await this.campaignMessagesFinished(event);
   }
+}
+
+/** Final outcomes per campaign: delivered is `sent`; dead or skipped (suppressed) is `failed`; retries wait. */
+function campaignTallies(finished: FinishedJob[]): CampaignMessagesFinishedEvent[] {
+  const byCampaign = new Map<string, CampaignMessagesFinishedEvent>();
+  for (const { campaignId, outcome } of finished) {
+    if (!campaignId || outcome.status === 'failed') continue;
+    let tally = byCampaign.get(campaignId);
+    if (!tally) byCampaign.set(campaignId, (tally = { campaignId, sent: 0, failed: 0 }));
+    if (outcome.status === 'completed' && outcome.messageId) tally.sent += 1;
+    else tally.failed += 1;
+  }
+  return [...byCampaign.values()];
 }
 
 function emptySummary(): WorkerRunSummary {

@@ -63,10 +63,4 @@ export class NewsletterTemplatesService {
       .lean<NewsletterTemplateContent>()
       .exec();
   }
-
-  /** As `findForApp`, but an inactive template counts as none. */
-  async findActiveForApp(appId: string, id: string): Promise<NewsletterTemplateContent | null> {
-    const template = await this.findForApp(appId, id);
-    return template?.isActive ? template : null;
-  }
 }

@@ -1,0 +1,339 @@
+/**
+ * Campaign benchmark, two parts in one run:
+ * (a) fan-out: an in-memory dev database with BENCH_RECIPIENTS subscribers (default 100,000, inserted
+ *     directly), the application context in this process (worker driven by `processDueJobs`, as in
+ *     bench/email.bench.ts), a counting SMTP server in a child process. One campaign is created and sent
+ *     through `CampaignsService`; reported: messages per second from the send to the campaign's `sent`
+ *     status (plan, render, queue, deliver, statistics), and the peak RSS of this process (the service:
+ *     planner and worker; sampled every 50 ms). Fails if a subscriber is missed or mailed twice.
+ * (b) the open pixel: `GET /o/{token}.gif` with a genuine token on the built server against bare Fastify
+ *     answering the same GIF, requests per second (bench/http-bench.ts).
+ *
+ *   npm run bench:campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
+ *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench:campaign   (where the server's CPU goes on the pixel)
+ */
+import { NestFactory } from '@nestjs/core';
+import { getConnectionToken } from '@nestjs/mongoose';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Types, type Connection } from 'mongoose';
+import { SMTPServer } from 'smtp-server';
+import { LinkTokens } from '../src/common/crypto/link-token';
+import { SecretKeys } from '../src/config/secret-keys';
+import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import { summariseProfile } from './cpu-profile';
+import { freePort, PROJECT_ROOT, runScenarios, startServer } from './http-bench';
+
+const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
+const CONCURRENCY = process.env.EMAIL_WORKER_CONCURRENCY ?? '20';
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const SEED_CHUNK = 5_000;
+const SAMPLE_MS = 50;
+const GIF_BASE64 = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+const HTML =
+  '<h1>Hello {{firstName}}</h1><p>This month: <a href="https://shop.example.com/sale">the sale</a>, ' +
+  '<a href="https://shop.example.com/blog/1">a story</a> and <a href="https://shop.example.com/blog/2">another</a>.</p>' +
+  '<p>' +
+  'Some text of a newsletter. '.repeat(40) +
+  '</p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
+
+/** The receiving SMTP server (a child process, like a relay elsewhere): counts recipients, keeps nothing else. */
+function runCountingSmtpServer(): void {
+  const received = new Map<string, number>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    maxClients: 1_000,
+    onData(stream, session, callback) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => {
+        for (const to of session.envelope.rcptTo)
+          received.set(to.address, (received.get(to.address) ?? 0) + 1);
+        callback(null, 'Queued');
+      });
+    },
+  });
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.server.address() as AddressInfo).port }));
+  process.on('message', (message) => {
+    if (message === 'report') process.send!({ received: [...received] });
+    if (message === 'close') server.close(() => process.exit(0));
+  });
+}
+
+async function startCountingSmtpServer(): Promise<{
+  url: string;
+  child: ChildProcess;
+  report(): Promise<Map<string, number>>;
+  close(): Promise<void>;
+}> {
+  const child = fork(__filename, ['--smtp-server']);
+  const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', resolve as never));
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    child,
+    report: () =>
+      new Promise((resolve) => {
+        child.once('message', (message) =>
+          resolve(new Map((message as { received: [string, number][] }).received)),
+        );
+        child.send('report');
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('close');
+      }),
+  };
+}
+
+/** Wraps `target[method]` to add up the calls and the time awaited in them. */
+function timed<T extends object>(target: T, method: keyof T & string): { calls: number; ms: number } {
+  const time = { calls: 0, ms: 0 };
+  const original = (target[method] as (...args: unknown[]) => Promise<unknown>).bind(target);
+  Object.assign(target, {
+    [method]: async (...args: unknown[]) => {
+      const started = performance.now();
+      try {
+        return await original(...args);
+      } finally {
+        time.calls += 1;
+        time.ms += performance.now() - started;
+      }
+    },
+  });
+  return time;
+}
+
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
+
+/** (a) Returns false when a recipient was missed or mailed twice. */
+async function fanOut(databaseUri: string): Promise<boolean> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-campaign-'));
+  const smtp = await startCountingSmtpServer();
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), SAMPLE_MS);
+  let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
+  try {
+    Object.assign(process.env, {
+      MONGODB_URI: withDatabaseName(databaseUri, 'bench_campaign'),
+      SMTP_URL: smtp.url,
+      EMAIL_WORKER_ENABLED: 'false',
+      EMAIL_WORKER_CONCURRENCY: CONCURRENCY,
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      APP_SECRET: randomBytes(32).toString('hex'),
+    });
+    const { AppModule } = await import('../src/app.module');
+    const { AppsService } = await import('../src/apps/apps.service');
+    const { EmailWorker } = await import('../src/email/jobs/email-worker');
+    const { EmailJobStore } = await import('../src/email/jobs/email-job.store');
+    const { CampaignsService } = await import('../src/newsletter/campaigns/campaigns.service');
+    const { Logger } = await import('nestjs-pino');
+    app = await NestFactory.createApplicationContext(await AppModule.forRoot(), { bufferLogs: true });
+    app.useLogger(app.get(Logger));
+    await app.init();
+    const connection = app.get<Connection>(getConnectionToken());
+    await Promise.all(Object.values(connection.models).map((model) => model.init()));
+
+    await app.get(AppsService).create({ id: 'bench', name: 'Bench' });
+    const seedStarted = performance.now();
+    const now = new Date();
+    for (let offset = 0; offset < RECIPIENTS; offset += SEED_CHUNK) {
+      await connection.collection('contacts').insertMany(
+        Array.from({ length: Math.min(SEED_CHUNK, RECIPIENTS - offset) }, (_, i) => ({
+          _id: new Types.ObjectId(),
+          email: `reader${offset + i}@bench.test`,
+          firstName: `Reader ${offset + i}`,
+          lastName: null,
+          locale: null,
+          tags: [],
+          consent: { outreach: null, commercial: null, blog: true },
+          consentHistory: [],
+          subscriptions: [
+            {
+              appId: 'bench',
+              status: 'active',
+              source: 'import',
+              referralUrl: null,
+              subscribedAt: now,
+              unsubscribedAt: null,
+            },
+          ],
+          deletedAt: null,
+          revision: 0,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      );
+    }
+    console.log(
+      `Seeded ${RECIPIENTS} subscribers in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+    );
+    peakRss = process.memoryUsage().rss;
+    const rssBefore = peakRss;
+
+    const campaigns = app.get(CampaignsService);
+    const worker = app.get(EmailWorker);
+    // Where the plan's time goes: the steps it awaits, timed in place (wall time, shared with the sends).
+    const { ContactsService } = await import('../src/contacts/contacts.service');
+    const { EmailService } = await import('../src/email/email.service');
+    const { SuppressionService } = await import('../src/email/suppression/suppression.service');
+    const { CampaignPlanner } = await import('../src/newsletter/campaigns/campaign-planner');
+    const steps = {
+      'audience page (contacts query)': timed(app.get(ContactsService), 'audiencePage'),
+      'suppression check': timed(app.get(SuppressionService), 'reasonsFor'),
+      'enqueue (insert of 500 jobs)': timed(app.get(EmailService), 'enqueueEmails'),
+      checkpoint: timed(app.get(CampaignPlanner), 'checkpoint'),
+      'worker: scan for due jobs': timed(app.get(EmailJobStore), 'findDue'),
+      'worker: claim': timed(app.get(EmailJobStore), 'claimMany'),
+      'worker: record outcomes': timed(app.get(EmailJobStore), 'finish'),
+    };
+    const draft = await campaigns.create(
+      'bench',
+      { name: 'Bench', subject: 'News for {{firstName}}', htmlContent: HTML },
+      'bench',
+    );
+    const started = performance.now();
+    await campaigns.send('bench', String(draft._id));
+    let campaign = draft;
+    let planDoneMs = 0;
+    const planWatch = setInterval(() => {
+      void campaigns.get('bench', String(draft._id)).then((found) => {
+        if (!planDoneMs && found.planned) planDoneMs = performance.now() - started;
+      });
+    }, 250);
+    for (;;) {
+      const summary = await worker.processDueJobs();
+      campaign = await campaigns.get('bench', String(draft._id));
+      if (campaign.status !== 'sending') break;
+      if (summary.completed + summary.failed + summary.dead === 0)
+        await new Promise((r) => setTimeout(r, 20));
+    }
+    const elapsedMs = performance.now() - started;
+    clearInterval(planWatch);
+    planDoneMs ||= elapsedMs;
+    const received = await smtp.report();
+    const duplicated = [...received.values()].filter((count) => count > 1).length;
+    const missing = RECIPIENTS - received.size;
+    const rows: [string, string][] = [
+      ['recipients', String(RECIPIENTS)],
+      ['worker concurrency', CONCURRENCY],
+      ['campaign', `${campaign.status}, stats ${JSON.stringify(campaign.stats)}`],
+      [
+        'send → sent',
+        `${(elapsedMs / 1000).toFixed(1)} s, ${Math.round((RECIPIENTS / elapsedMs) * 1000)} msg/s`,
+      ],
+      [
+        'plan finished after',
+        `${(planDoneMs / 1000).toFixed(1)} s (it runs beside the sends; polled every 250 ms)`,
+      ],
+      ['SMTP received', `${received.size} distinct, ${duplicated} duplicated, ${missing} missing`],
+      ['RSS before send', mb(rssBefore)],
+      ['peak RSS (service: planner + worker)', mb(peakRss)],
+    ];
+    for (const [step, time] of Object.entries(steps)) {
+      rows.push([`  ${step}`, `${time.calls} calls, ${(time.ms / 1000).toFixed(1)} s awaited in total`]);
+    }
+    const width = Math.max(...rows.map(([label]) => label.length));
+    for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
+    return duplicated === 0 && missing === 0 && campaign.status === 'sent';
+  } finally {
+    clearInterval(sampler);
+    await app?.close();
+    await smtp.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Bare Fastify answering the same GIF with the same headers, in a process of its own. */
+async function startBareGif(): Promise<{ baseUrl: string; stop(): void }> {
+  const port = await freePort();
+  const code = `
+    const gif = Buffer.from('${GIF_BASE64}', 'base64');
+    const app = require('fastify')({ routerOptions: { maxParamLength: 512 } });
+    app.get('/o/:token', async (_req, reply) =>
+      reply.header('content-type', 'image/gif').header('cache-control', 'no-store').send(gif));
+    app.listen({ port: ${port}, host: '127.0.0.1' });`;
+  const child = spawn(process.execPath, ['-e', code], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i += 1) {
+    try {
+      await fetch(`${baseUrl}/o/x`);
+      break;
+    } catch {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+  return { baseUrl, stop: () => child.kill('SIGTERM') };
+}
+
+/** (b) The pixel route against bare Fastify. */
+async function pixel(databaseUri: string): Promise<void> {
+  const secret = randomBytes(32).toString('hex');
+  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = await startServer(
+    join(PROJECT_ROOT, 'dist'),
+    withDatabaseName(databaseUri, 'bench_pixel'),
+    nodeArgs,
+    { APP_SECRET: secret },
+  );
+  const bare = await startBareGif();
+  const token = new LinkTokens(new SecretKeys(secret)).sign('open', [
+    String(new Types.ObjectId()),
+    String(new Types.ObjectId()),
+    'bench',
+  ]);
+  const agent = { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Thunderbird/128.0' };
+  try {
+    await runScenarios(
+      [
+        { name: 'bare Fastify GIF', url: `${bare.baseUrl}/o/${token}.gif`, headers: agent },
+        {
+          name: 'GET /o/{token}.gif (genuine token)',
+          url: `${server.baseUrl}/o/${token}.gif`,
+          headers: agent,
+        },
+      ],
+      'bare Fastify GIF',
+      { connections: 50, durationS: DURATION_S },
+    );
+  } finally {
+    await server.stop();
+    bare.stop();
+  }
+  if (profileDir) {
+    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+    console.log('Server CPU time by where it was spent (self time, both pixel runs):');
+    console.table(summariseProfile(join(profileDir, file)));
+  }
+}
+
+async function main(): Promise<void> {
+  const database = await startDevDatabase();
+  let ok = true;
+  try {
+    if (!process.env.BENCH_SKIP_FANOUT) ok = await fanOut(database.uri);
+    if (!process.env.BENCH_SKIP_PIXEL) await pixel(database.uri);
+  } finally {
+    await database.stop();
+  }
+  if (!ok) {
+    console.error('FAILED: a subscriber was missed or mailed twice, or the campaign did not end `sent`');
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv.includes('--smtp-server')) {
+  runCountingSmtpServer();
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * Finding the links of a campaign's HTML that click tracking rewrites (pure). Only `href` attributes of
+ * `<a>` elements with a literal http(s) URL count: `mailto:`, anchors and links built from Handlebars
+ * expressions (`{{unsubscribeUrl}}`, `https://…?u={{email}}`) stay as written, so the unsubscribe link is
+ * never wrapped and no per-person URL ends up in the campaign's shared link table.
+ */
+const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>]*)\2/gi;
+
+export interface SplitHtml {
+  /** The HTML around the tracked links: `segments[i]`, link i, `segments[i + 1]`, … */
+  segments: string[];
+  /** The links' URLs in document order (the campaign's link table; index = position here). */
+  links: string[];
+}
+
+/** Splits the HTML at each trackable link's URL. `segments.length === links.length + 1`. */
+export function splitAtLinks(html: string): SplitHtml {
+  const segments: string[] = [];
+  const links: string[] = [];
+  let last = 0;
+  for (const match of html.matchAll(ANCHOR_HREF)) {
+    const url = match[3];
+    if (url.includes('{{')) continue;
+    const start = match.index + match[1].length + match[2].length;
+    segments.push(html.slice(last, start));
+    // An attribute value's `&amp;` is `&` in the URL the browser would follow.
+    links.push(url.replace(/&amp;/g, '&'));
+    last = start + url.length;
+  }
+  segments.push(html.slice(last));
+  return { segments, links };
+}
+
+/** Joins the segments with one replacement URL per link (already attribute-safe: URL characters only). */
+export function joinWithLinks(split: SplitHtml, urls: readonly string[]): string {
+  let html = split.segments[0];
+  for (let i = 0; i < split.links.length; i++) html += urls[i] + split.segments[i + 1];
+  return html;
+}
+
+/** Appends the open pixel before `</body>` (or at the end of a fragment). */
+export function withOpenPixel(html: string, pixelUrl: string): string {
+  const pixel = `<img src="${pixelUrl}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`;
+  const close = html.search(/<\/body\s*>/i);
+  return close >= 0 ? html.slice(0, close) + pixel + html.slice(close) : html + pixel;
+}

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { LinkTokens } from '../../common/crypto/link-token';
+import type { AppConfig } from '../../config/env';
+
+/** What an open token names: one message, i.e. one campaign sent to one person. */
+export interface OpenTarget {
+  campaignId: string;
+  contactId: string;
+  /** The campaign's app (recorded with the event without a lookup). */
+  appId: string;
+}
+
+/** What a click token names: the message and the index of the link in the campaign's link table. */
+export interface ClickTarget extends OpenTarget {
+  linkIndex: number;
+}
+
+/**
+ * Open-pixel and click-redirect URLs of campaign mail (DESIGN "Tracking"): signed tokens of purpose `open`
+ * and `click` naming the campaign, the person, the app and (clicks) the link index, at `PUBLIC_BASE_URL/o/{token}.gif`
+ * and `PUBLIC_BASE_URL/c/{token}`. A token never carries a URL: the redirect target comes from the campaign.
+ */
+@Injectable()
+export class TrackingLinks {
+  private readonly baseUrl: string;
+
+  constructor(
+    private readonly tokens: LinkTokens,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.baseUrl = config.get('publicBaseUrl', { infer: true });
+  }
+
+  openUrl(target: OpenTarget): string {
+    return `${this.baseUrl}/o/${this.tokens.sign('open', [target.campaignId, target.contactId, target.appId])}.gif`;
+  }
+
+  clickUrl(target: ClickTarget): string {
+    const fields = [target.campaignId, target.contactId, target.appId, String(target.linkIndex)];
+    return `${this.baseUrl}/c/${this.tokens.sign('click', fields)}`;
+  }
+
+  /** The target of a genuine open token (with or without `.gif`), or null. */
+  readOpen(token: string): OpenTarget | null {
+    const fields = this.tokens.verify('open', token.endsWith('.gif') ? token.slice(0, -4) : token);
+    if (!fields || fields.length !== 3) return null;
+    const [campaignId, contactId, appId] = fields;
+    return { campaignId, contactId, appId };
+  }
+
+  readClick(token: string): ClickTarget | null {
+    const fields = this.tokens.verify('click', token);
+    if (!fields || fields.length !== 4 || !/^\d{1,6}$/.test(fields[3])) return null;
+    const [campaignId, contactId, appId, index] = fields;
+    return { campaignId, contactId, appId, linkIndex: Number(index) };
+  }
+}
+
+/** The message id recorded with tracking events: the campaign message's idempotency key. */
+export function campaignMessageId(campaignId: string, contactId: string): string {
+  return `campaign:${campaignId}:${contactId}`;
+}

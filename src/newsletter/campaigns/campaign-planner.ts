@@ -1,0 +1,130 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { isValidObjectId, Model } from 'mongoose';
+import { ContactsService, type AudienceMember } from '../../contacts/contacts.service';
+import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
+import { EmailService } from '../../email/email.service';
+import type { BatchPlan } from '../../email/jobs/batch-plan';
+import { BatchPlanners, type PlanOutcome } from '../../email/jobs/batch-planners';
+import type { EmailMessage } from '../../email/jobs/email-message';
+import { SuppressionService } from '../../email/suppression/suppression.service';
+import { ClickTargets } from '../../email/tracking/click-targets';
+import { TrackingLinks } from '../../email/tracking/tracking-links';
+import { CampaignRenderer } from './campaign-renderer';
+import { CampaignsService } from './campaigns.service';
+import { Campaign } from './schemas/campaign.schema';
+
+/** People read, checked and queued per round: memory stays flat whatever the audience's size. */
+export const PLAN_BATCH_SIZE = 500;
+
+export interface CampaignPlan extends BatchPlan {
+  kind: 'campaign';
+  appId: string;
+  campaignId: string;
+}
+
+/**
+ * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience in `_id` order
+ * with a cursor, PLAN_BATCH_SIZE people at a time: skips suppressed addresses (one query per batch), renders
+ * each person's message (Handlebars variables, tracking links, unsubscribe link and headers), queues the
+ * batch with idempotency keys `campaign:<id>:<person>` in one insert, then checkpoints the last `_id` on
+ * the campaign. A plan that dies is run again by the engine and resumes after the checkpoint: the batch in
+ * flight is queued again, and its keys turn it into no new message (no duplicate, no gap). At the end the
+ * total is counted from the queue, so it is exact whatever happened in between.
+ */
+@Injectable()
+export class CampaignPlanner implements OnModuleInit {
+  constructor(
+    @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
+    private readonly planners: BatchPlanners,
+    private readonly clickTargets: ClickTargets,
+    private readonly contacts: ContactsService,
+    private readonly suppression: SuppressionService,
+    private readonly email: EmailService,
+    private readonly unsubscribeLinks: UnsubscribeLinks,
+    private readonly tracking: TrackingLinks,
+    private readonly service: CampaignsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.planners.register('campaign', (plan) => this.plan(plan as CampaignPlan));
+    this.clickTargets.register((campaignId) => this.linkTable(campaignId));
+  }
+
+  async plan(plan: CampaignPlan): Promise<PlanOutcome> {
+    const outcome: PlanOutcome = { enqueued: 0, alreadyQueued: 0 };
+    if (!isValidObjectId(plan.campaignId)) return outcome;
+    const campaign = await this.campaigns.findById(plan.campaignId).lean<Campaign>().exec();
+    if (!campaign || campaign.status !== 'sending') return outcome;
+    const campaignId = String(campaign._id);
+    const renderer = new CampaignRenderer(campaign, true);
+    for (let cursor = campaign.planCursor; ;) {
+      const people = await this.contacts.audiencePage(campaign.appId, cursor, PLAN_BATCH_SIZE);
+      if (people.length === 0) break;
+      const suppressed = await this.suppression.reasonsFor(people.map((person) => person.email));
+      const items = people
+        .filter((person) => !suppressed.has(person.email))
+        .map((person) => ({
+          message: this.messageFor(campaign, renderer, person),
+          options: { idempotencyKey: `campaign:${campaignId}:${person._id}` },
+        }));
+      const jobs = items.length > 0 ? await this.email.enqueueEmails(items) : [];
+      const created = jobs.filter((job) => job.created).length;
+      outcome.enqueued += created;
+      outcome.alreadyQueued += jobs.length - created;
+      cursor = people[people.length - 1]._id;
+      await this.checkpoint(campaignId, cursor, created);
+    }
+    const total = await this.email.countCampaignMessages(campaignId);
+    const planned = await this.campaigns
+      .findOneAndUpdate(
+        { _id: campaign._id, status: 'sending' },
+        { $set: { 'stats.total': total, planned: true } },
+        { returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    // An empty audience, or messages that all finished while the plan was still running.
+    if (planned) await this.service.completeIfFinished(planned);
+    return outcome;
+  }
+
+  /** Records that every person up to `cursor` has a queued message (and the running total, for progress). */
+  async checkpoint(campaignId: string, cursor: string, created: number): Promise<void> {
+    await this.campaigns
+      .updateOne({ _id: campaignId }, { $set: { planCursor: cursor }, $inc: { 'stats.total': created } })
+      .exec();
+  }
+
+  private messageFor(campaign: Campaign, renderer: CampaignRenderer, person: AudienceMember): EmailMessage {
+    const campaignId = String(campaign._id);
+    const target = { campaignId, contactId: person._id, appId: campaign.appId };
+    const unsubscribeUrl = this.unsubscribeLinks.url({ contactId: person._id, appId: campaign.appId });
+    const rendered = renderer.render(
+      { firstName: person.firstName, lastName: person.lastName, email: person.email, unsubscribeUrl },
+      {
+        links: renderer.links.map((_, linkIndex) => this.tracking.clickUrl({ ...target, linkIndex })),
+        open: this.tracking.openUrl(target),
+      },
+    );
+    return {
+      to: person.email,
+      appId: campaign.appId,
+      campaignId,
+      contactId: person._id,
+      ...rendered,
+      // Adds List-Unsubscribe and the RFC 8058 one-click header (POST /unsubscribe/{token}).
+      unsubscribeUrl,
+    };
+  }
+
+  /** Where `/c/{token}` may send a campaign's clicks: the link table fixed when it was sent. */
+  private async linkTable(campaignId: string): Promise<string[] | null> {
+    if (!isValidObjectId(campaignId)) return null;
+    const campaign = await this.campaigns
+      .findById(campaignId, { links: 1, status: 1 })
+      .lean<Pick<Campaign, 'links' | 'status'>>()
+      .exec();
+    return campaign && campaign.status !== 'draft' ? campaign.links : null;
+  }
+}

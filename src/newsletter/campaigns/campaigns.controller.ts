@@ -1,0 +1,111 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Patch,
+  Post,
+  Query,
+} from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator';
+import { type AuthUser, CurrentUser } from '../../common/auth/current-user.decorator';
+import { Access } from '../../common/auth/roles';
+import { done, ok, page } from '../../common/http/envelope';
+import {
+  ApiDoneEnvelope,
+  ApiErrors,
+  ApiOkEnvelope,
+  ApiPageEnvelope,
+} from '../../common/swagger/envelope.decorators';
+import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
+import { CampaignsService } from './campaigns.service';
+import {
+  CampaignSendView,
+  CampaignTestView,
+  CampaignView,
+  CreateCampaignDto,
+  ListCampaignsQuery,
+  TestCampaignDto,
+  toCampaignView,
+  UpdateCampaignDto,
+} from './dto/campaign.dto';
+
+@ApiTags('Newsletter')
+@Controller('admin/:appId/newsletter/campaigns')
+@Authenticated(Access.Write)
+export class CampaignsController {
+  constructor(private readonly campaigns: CampaignsService) {}
+
+  @Get()
+  @Authenticated(Access.Read)
+  @ApiOperation({ operationId: 'listCampaigns', summary: 'List the app’s campaigns, newest first' })
+  @ApiPageEnvelope(CampaignView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async list(@Param('appId') appId: string, @Query() query: ListCampaignsQuery) {
+    const { items, pagination } = await this.campaigns.list(appId, query);
+    return page(items.map(toCampaignView), pagination);
+  }
+
+  @Post()
+  @ApiOperation({ operationId: 'createCampaign', summary: 'Create a draft campaign' })
+  @ApiOkEnvelope(CampaignView, { status: HttpStatus.CREATED })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async create(@Param('appId') appId: string, @Body() dto: CreateCampaignDto, @CurrentUser() user: AuthUser) {
+    return ok(toCampaignView(await this.campaigns.create(appId, dto, user.id)));
+  }
+
+  @Get(':id')
+  @Authenticated(Access.Read)
+  @ApiOperation({ operationId: 'getCampaign', summary: 'Get one campaign with its statistics' })
+  @ApiOkEnvelope(CampaignView)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async get(@Param('appId') appId: string, @Param('id') id: string) {
+    return ok(toCampaignView(await this.campaigns.get(appId, id)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ operationId: 'updateCampaign', summary: 'Edit a draft campaign (409 once sent)' })
+  @ApiOkEnvelope(CampaignView)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  async update(
+    @Param('appId') appId: string,
+    @Param('id') id: string,
+    @Body(NothingToUpdatePipe) dto: UpdateCampaignDto,
+  ) {
+    return ok(toCampaignView(await this.campaigns.update(appId, id, dto)));
+  }
+
+  @Delete(':id')
+  @ApiOperation({ operationId: 'deleteCampaign', summary: 'Delete a draft campaign (409 once sent)' })
+  @ApiDoneEnvelope()
+  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  async remove(@Param('appId') appId: string, @Param('id') id: string) {
+    await this.campaigns.remove(appId, id);
+    return done('Campaign deleted');
+  }
+
+  @Post(':id/send')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'sendCampaign',
+    summary: 'Send a draft to the app’s subscribers (queues a batch plan; 409 if not a draft)',
+  })
+  @ApiOkEnvelope(CampaignSendView, { withMessage: true })
+  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  async send(@Param('appId') appId: string, @Param('id') id: string) {
+    return ok(await this.campaigns.send(appId, id), 'Campaign is being sent');
+  }
+
+  @Post(':id/test')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ operationId: 'testCampaign', summary: 'Send one test copy to an address' })
+  @ApiOkEnvelope(CampaignTestView, { withMessage: true })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  async test(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: TestCampaignDto) {
+    return ok(await this.campaigns.test(appId, id, dto.email), `Test e-mail queued for ${dto.email}`);
+  }
+}

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AppsModule } from '../../apps/apps.module';
+import { ContactsModule } from '../../contacts/contacts.module';
+import { EmailModule } from '../../email/email.module';
+import { CampaignPlanner } from './campaign-planner';
+import { NewsletterTemplatesModule } from '../templates/newsletter-templates.module';
+import { NewsletterTemplatesService } from '../templates/newsletter-templates.service';
+import { CAMPAIGN_TEMPLATE_SOURCE } from './campaign-template-source';
+import { CampaignsController } from './campaigns.controller';
+import { CampaignsService } from './campaigns.service';
+import { Campaign, CampaignSchema } from './schemas/campaign.schema';
+
+/**
+ * Newsletter campaigns (DESIGN "Campaigns"): the admin routes, the `campaign` batch planner and the link
+ * tables click tracking redirects to, both registered with the e-mail engine at start-up.
+ */
+@Module({
+  imports: [
+    MongooseModule.forFeature([{ name: Campaign.name, schema: CampaignSchema }]),
+    AppsModule,
+    ContactsModule,
+    EmailModule,
+    NewsletterTemplatesModule,
+  ],
+  controllers: [CampaignsController],
+  providers: [
+    CampaignsService,
+    CampaignPlanner,
+    { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
+  ],
+})
+export class CampaignsModule {}

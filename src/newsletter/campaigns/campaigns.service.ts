@@ -1,0 +1,213 @@
+import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { isValidObjectId, Model } from 'mongoose';
+import { AppsService } from '../../apps/apps.service';
+import type { Pagination } from '../../common/http/envelope';
+import { findPage } from '../../common/pagination/pagination';
+import { findScoped } from '../../common/tenancy/scoped';
+import { EmailEvents, type CampaignMessagesFinishedEvent } from '../../email/email.events';
+import { EmailService } from '../../email/email.service';
+import { CAMPAIGN_TEMPLATE_SOURCE, type CampaignTemplateSource } from './campaign-template-source';
+import { CampaignRenderer, templateProblem } from './campaign-renderer';
+import type { CreateCampaignDto, ListCampaignsQuery, UpdateCampaignDto } from './dto/campaign.dto';
+import { Campaign } from './schemas/campaign.schema';
+
+const NOT_FOUND = 'Campaign not found';
+const NOT_A_DRAFT = 'Only a draft campaign can be changed, deleted or sent';
+/** Test copies go before campaign mail in the queue (transactional). */
+const TEST_PRIORITY = 10;
+
+/**
+ * Campaigns of one app (DESIGN "Campaigns"): drafts are edited freely; sending fixes the content's link
+ * table and hands the campaign to a batch plan (`CampaignPlanner`) that queues one message per recipient.
+ * Statistics follow the e-mail engine's final outcomes; the campaign is `sent` once every message is.
+ */
+@Injectable()
+export class CampaignsService {
+  constructor(
+    @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
+    private readonly apps: AppsService,
+    private readonly email: EmailService,
+    @Inject(CAMPAIGN_TEMPLATE_SOURCE) private readonly templates: CampaignTemplateSource,
+  ) {}
+
+  async list(
+    appId: string,
+    query: ListCampaignsQuery,
+  ): Promise<{ items: Campaign[]; pagination: Pagination }> {
+    await this.apps.requireApp(appId);
+    return findPage(this.campaigns, {
+      filter: { appId, ...(query.status ? { status: query.status } : {}) },
+      sort: { createdAt: -1 },
+      page: query.page,
+      limit: query.limit,
+    });
+  }
+
+  async create(appId: string, dto: CreateCampaignDto, createdBy: string): Promise<Campaign> {
+    await this.apps.requireApp(appId);
+    const content = await this.withTemplate(appId, dto);
+    assertCompiles(content);
+    const created = await this.campaigns.create({ ...content, appId, createdBy, status: 'draft' });
+    return created.toObject<Campaign>();
+  }
+
+  async get(appId: string, id: string): Promise<Campaign> {
+    await this.apps.requireApp(appId);
+    return findScoped(this.campaigns, appId, id, NOT_FOUND);
+  }
+
+  async update(appId: string, id: string, dto: UpdateCampaignDto): Promise<Campaign> {
+    await this.get(appId, id);
+    assertCompiles(dto);
+    const updated = await this.campaigns
+      .findOneAndUpdate(
+        { _id: id, appId, status: 'draft' },
+        { $set: { ...dto } },
+        { returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    if (!updated) throw new ConflictException(NOT_A_DRAFT);
+    return updated;
+  }
+
+  async remove(appId: string, id: string): Promise<void> {
+    await this.get(appId, id);
+    const result = await this.campaigns.deleteOne({ _id: id, appId, status: 'draft' }).exec();
+    if (result.deletedCount === 0) throw new ConflictException(NOT_A_DRAFT);
+  }
+
+  /**
+   * `draft` → `sending` in one conditional update (of two concurrent sends, one wins; the other is a 409),
+   * which also fixes the link table; then the plan job is queued. Should queuing fail, the campaign goes
+   * back to `draft` so it can be sent again.
+   */
+  async send(appId: string, id: string): Promise<{ status: 'sending'; jobId: string }> {
+    const draft = await this.get(appId, id);
+    const { links } = new CampaignRenderer(draft, true);
+    const sending = await this.campaigns
+      .findOneAndUpdate(
+        { _id: draft._id, appId, status: 'draft' },
+        {
+          $set: {
+            status: 'sending',
+            sentAt: new Date(),
+            links,
+            stats: { total: 0, sent: 0, failed: 0 },
+            planCursor: null,
+            planned: false,
+          },
+        },
+        { returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    if (!sending) throw new ConflictException('The campaign has been sent already');
+    const campaignId = String(draft._id);
+    try {
+      const job = await this.email.enqueueBatchPlan(
+        { kind: 'campaign', appId, campaignId },
+        { idempotencyKey: `campaign:${campaignId}:plan` },
+      );
+      await this.campaigns.updateOne({ _id: draft._id }, { $set: { planJobId: job.id } }).exec();
+      return { status: 'sending', jobId: job.id };
+    } catch (error) {
+      await this.campaigns
+        .updateOne({ _id: draft._id, status: 'sending' }, { $set: { status: 'draft', sentAt: null } })
+        .exec();
+      throw error;
+    }
+  }
+
+  /**
+   * One copy to `email`, subject marked as a test, whatever the campaign's status. Transactional (DESIGN
+   * "Who gets what": suppression only), without tracking or unsubscribe link, and not in the statistics.
+   */
+  async test(appId: string, id: string, email: string): Promise<{ jobId: string }> {
+    const campaign = await this.get(appId, id);
+    const rendered = new CampaignRenderer(campaign, false).render({
+      firstName: null,
+      lastName: null,
+      email,
+      unsubscribeUrl: '',
+    });
+    const job = await this.email.enqueueEmail(
+      { to: email, appId, subject: `[Test] ${rendered.subject}`, html: rendered.html, text: rendered.text },
+      { priority: TEST_PRIORITY },
+    );
+    return { jobId: job.id };
+  }
+
+  /** Counts final outcomes as the e-mail engine records them ($inc: correct with any number of workers). */
+  @OnEvent(EmailEvents.CampaignMessagesFinished, { suppressErrors: false })
+  async onMessagesFinished(event: CampaignMessagesFinishedEvent): Promise<void> {
+    if (!isValidObjectId(event.campaignId)) return;
+    const campaign = await this.campaigns
+      .findOneAndUpdate(
+        { _id: event.campaignId },
+        { $inc: { 'stats.sent': event.sent, 'stats.failed': event.failed } },
+        { returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    if (campaign) await this.completeIfFinished(campaign);
+  }
+
+  /**
+   * `sent` (or `failed` when not one message could be sent) once the plan is done and every message has a
+   * final outcome. Conditional on `sending`, so of several workers finishing the last messages one decides.
+   */
+  async completeIfFinished(campaign: Campaign): Promise<void> {
+    const { total, sent, failed } = campaign.stats;
+    if (campaign.status !== 'sending' || !campaign.planned || sent + failed < total) return;
+    await this.campaigns
+      .updateOne(
+        { _id: campaign._id, status: 'sending' },
+        { $set: { status: sent > 0 ? 'sent' : 'failed', completedAt: new Date() } },
+      )
+      .exec();
+  }
+
+  private async withTemplate(
+    appId: string,
+    dto: CreateCampaignDto,
+  ): Promise<{
+    name: string;
+    subject: string;
+    htmlContent: string;
+    textContent: string | null;
+    templateId: string | null;
+  }> {
+    let template = null;
+    if (dto.templateId !== undefined) {
+      template = await this.templates.findForApp(appId, dto.templateId);
+      // A switched-off template is withdrawn from use: it seeds no new campaign.
+      if (!template?.isActive)
+        throw new BadRequestException('templateId: no active newsletter template with this id in this app');
+    }
+    const subject = dto.subject ?? template?.subject;
+    const htmlContent = dto.htmlContent ?? template?.htmlContent;
+    if (!subject) throw new BadRequestException('subject is required');
+    if (!htmlContent) throw new BadRequestException('htmlContent is required');
+    return {
+      name: dto.name,
+      subject,
+      htmlContent,
+      // The template's text goes with the template's HTML only.
+      textContent:
+        dto.textContent ?? (dto.htmlContent === undefined ? (template?.textContent ?? null) : null),
+      templateId: dto.templateId ?? null,
+    };
+  }
+}
+
+function assertCompiles(content: {
+  subject?: string;
+  htmlContent?: string;
+  textContent?: string | null;
+}): void {
+  const problem = templateProblem(content);
+  if (problem) throw new BadRequestException(problem);
+}

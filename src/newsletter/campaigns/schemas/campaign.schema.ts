@@ -1,0 +1,56 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { Types } from 'mongoose';
+
+/** DESIGN "Campaigns": `draft` → `sending` → `sent` (or `failed`); only drafts change or go away. */
+export const CAMPAIGN_STATUSES = ['draft', 'sending', 'sent', 'failed'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export const CAMPAIGN_NAME_MAX = 200;
+export const CAMPAIGN_SUBJECT_MAX = 998;
+/** The HTML and text of a campaign together stay under the engine's message body limit. */
+export const CAMPAIGN_CONTENT_MAX = 500_000;
+
+/**
+ * Final outcomes of the campaign's messages: `total` messages queued, `sent` handed to the provider, `failed`
+ * ended without delivery (dead, or skipped because the address was suppressed by the time it was sent).
+ */
+@Schema({ _id: false })
+export class CampaignStats {
+  @Prop({ default: 0 }) total: number;
+  @Prop({ default: 0 }) sent: number;
+  @Prop({ default: 0 }) failed: number;
+}
+const CampaignStatsSchema = SchemaFactory.createForClass(CampaignStats);
+
+@Schema({ collection: 'campaigns', timestamps: true, minimize: false })
+export class Campaign {
+  _id: Types.ObjectId;
+  @Prop({ required: true }) appId: string;
+  @Prop({ required: true }) name: string;
+  @Prop({ required: true }) subject: string;
+  @Prop({ required: true }) htmlContent: string;
+  @Prop({ type: String, default: null }) textContent: string | null;
+  @Prop({ type: String, default: null }) templateId: string | null;
+  @Prop({ type: String, enum: CAMPAIGN_STATUSES, default: 'draft' }) status: CampaignStatus;
+  @Prop({ type: CampaignStatsSchema, default: () => ({}) }) stats: CampaignStats;
+  @Prop({ type: Date, default: null }) sentAt: Date | null;
+  @Prop({ type: Date, default: null }) completedAt: Date | null;
+  /** Id of the back-office user who created it. */
+  @Prop({ type: String, default: null }) createdBy: string | null;
+
+  /** The tracked links' URLs in order, fixed when the campaign is sent: where `/c/{token}` redirects. */
+  @Prop({ type: [String], default: [] }) links: string[];
+  /** The `email.batch.plan` job that fans the campaign out. */
+  @Prop({ type: String, default: null }) planJobId: string | null;
+  /** The plan's checkpoint: the last person (`_id`) whose message is queued; a resumed plan starts after it. */
+  @Prop({ type: String, default: null }) planCursor: string | null;
+  /** The plan has queued every message and `stats.total` is final. */
+  @Prop({ default: false }) planned: boolean;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const CampaignSchema = SchemaFactory.createForClass(Campaign);
+CampaignSchema.index({ appId: 1, createdAt: -1 });
+CampaignSchema.index({ appId: 1, status: 1, createdAt: -1 });
