@@ -133,4 +133,21 @@ describe('Hostile input', () => {
       expect(await t.connection.db!.collection('users').countDocuments({ email: /^utf8-/ })).toBe(0);
     });
   });
+
+  describe('search strings', () => {
+    it('finds a NUL byte literally instead of failing to encode the pattern (it was a 500)', async () => {
+      const searches = [
+        '/admin/contacts',
+        '/admin/templates',
+        '/api-keys',
+        '/tickets',
+        '/admin/some-app/newsletter/subscribers',
+      ];
+      for (const path of searches) {
+        const res = await admin.http.get(path, { query: { search: 'a\u0000b' } });
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+        expect(res.body.data).toEqual([]);
+      }
+    });
+  });
 });

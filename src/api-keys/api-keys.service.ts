@@ -1,7 +1,7 @@
+import { literalSource } from '../common/database/text-pattern';
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import escapeStringRegexp from 'escape-string-regexp';
 import { Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
 import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
 import { AppsService } from '../apps/apps.service';
@@ -97,7 +97,7 @@ export class ApiKeysService {
     if (query.appId) filter.appId = query.appId;
     if (query.isActive !== undefined) filter.isActive = query.isActive;
     if (query.search) {
-      const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
+      const pattern = trusted({ $regex: literalSource(query.search), $options: 'i' });
       filter.$or = [{ name: pattern }, { description: pattern }];
     }
     return findPage(this.keys, {

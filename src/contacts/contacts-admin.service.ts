@@ -1,6 +1,6 @@
+import { containsText } from '../common/database/text-pattern';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import escapeStringRegexp from 'escape-string-regexp';
 import { Model, type QueryFilter } from 'mongoose';
 import { findByIdOr404 } from '../common/database/object-id';
 import type { Pagination } from '../common/http/envelope';
@@ -42,7 +42,7 @@ export class ContactsAdminService {
     if (query.tag !== undefined) filter.tags = query.tag;
     if (query.search) {
       // No $text on every deployment: an escaped, length-capped, case-insensitive substring match.
-      const pattern = new RegExp(escapeStringRegexp(query.search), 'i');
+      const pattern = containsText(query.search);
       filter.$or = [{ email: pattern }, { firstName: pattern }, { lastName: pattern }];
     }
     return findPage(this.contacts, {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { sameAddress } from '../common/database/address-pattern';
+import { sameAddress } from '../common/database/text-pattern';
 import { ContactEvents, type ContactErasedEvent } from '../contacts/contact.events';
 import { Feedback } from './schemas/feedback.schema';
 

@@ -1,7 +1,7 @@
+import { containsText } from '../common/database/text-pattern';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import escapeStringRegexp from 'escape-string-regexp';
 import { Model, type QueryFilter, trusted } from 'mongoose';
 import { AppsService } from '../apps/apps.service';
 import { findByIdOr404 } from '../common/database/object-id';
@@ -78,7 +78,7 @@ export class SubscribersService {
     };
     if (query.search) {
       // An escaped, length-capped, case-insensitive substring (no $text on every deployment).
-      const pattern = new RegExp(escapeStringRegexp(query.search), 'i');
+      const pattern = containsText(query.search);
       filter.$or = [{ email: pattern }, { firstName: pattern }, { lastName: pattern }];
     }
     return findPage(this.contacts, {

@@ -1,5 +1,5 @@
+import { containsText } from '../common/database/text-pattern';
 import { BadRequestException } from '@nestjs/common';
-import escapeStringRegexp from 'escape-string-regexp';
 import { type QueryFilter, type SortOrder, trusted } from 'mongoose';
 import { validObjectIdOr404 } from '../common/database/object-id';
 import type { ListAppTicketsQuery, TicketSortField } from './dto/ticket-input.dto';
@@ -50,7 +50,7 @@ export function ticketListFilter(query: ListAppTicketsQuery, appId?: string): Qu
   if (createdAt) filter.createdAt = createdAt;
   if (query.search) {
     // No $text on every deployment: an escaped, length-capped, case-insensitive substring match.
-    const pattern = new RegExp(escapeStringRegexp(query.search), 'i');
+    const pattern = containsText(query.search);
     filter.$or = [{ subject: pattern }, { message: pattern }, { email: pattern }];
   }
   return filter;

@@ -1,6 +1,6 @@
+import { literalSource } from '../../common/database/text-pattern';
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import escapeStringRegexp from 'escape-string-regexp';
 import { type Model, type QueryFilter, trusted, type UpdateQuery } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import { findByIdOr404 } from '../../common/database/object-id';
@@ -73,7 +73,7 @@ export class EmailTemplatesService {
     if (query.language) filter.language = query.language;
     if (query.isActive !== undefined) filter.isActive = query.isActive;
     if (query.search) {
-      const pattern = trusted({ $regex: escapeStringRegexp(query.search), $options: 'i' });
+      const pattern = trusted({ $regex: literalSource(query.search), $options: 'i' });
       filter.$or = [{ name: pattern }, { subject: pattern }];
     }
     return findPage(this.templates, {
