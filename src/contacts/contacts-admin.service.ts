@@ -1,4 +1,4 @@
-import { containsText } from '../common/database/text-pattern';
+import { personSearch } from './person-search';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, type QueryFilter } from 'mongoose';
@@ -40,11 +40,7 @@ export class ContactsAdminService {
     const filter: QueryFilter<Contact> = { deletedAt: null };
     if (query.category) filter[`consent.${query.category}`] = query.categoryStatus ?? true;
     if (query.tag !== undefined) filter.tags = query.tag;
-    if (query.search) {
-      // No $text on every deployment: an escaped, length-capped, case-insensitive substring match.
-      const pattern = containsText(query.search);
-      filter.$or = [{ email: pattern }, { firstName: pattern }, { lastName: pattern }];
-    }
+    if (query.search) Object.assign(filter, personSearch(query.search));
     return findPage(this.contacts, {
       filter,
       sort: { createdAt: -1 },

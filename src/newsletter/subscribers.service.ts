@@ -1,4 +1,4 @@
-import { containsText } from '../common/database/text-pattern';
+import { personSearch } from '../contacts/person-search';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
@@ -76,11 +76,7 @@ export class SubscribersService {
       deletedAt: null,
       subscriptions: trusted({ $elemMatch: subscription }),
     };
-    if (query.search) {
-      // An escaped, length-capped, case-insensitive substring (no $text on every deployment).
-      const pattern = containsText(query.search);
-      filter.$or = [{ email: pattern }, { firstName: pattern }, { lastName: pattern }];
-    }
+    if (query.search) Object.assign(filter, personSearch(query.search));
     return findPage(this.contacts, {
       filter,
       sort: { createdAt: -1 },
