@@ -6,10 +6,13 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
+import { Model, Types } from 'mongoose';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { EmailEvent } from './schemas/email-event.schema';
 
 export type TrackingEvent = Omit<EmailEvent, '_id'>;
+/** An event as buffered: its id is fixed when it is recorded, so writing it again cannot count it twice. */
+type BufferedEvent = TrackingEvent & { _id: Types.ObjectId };
 
 /** Events written at most this long after they happen. */
 export const FLUSH_INTERVAL_MS = 1_000;
@@ -26,7 +29,7 @@ const INSERT_BATCH = 5_000;
 @Injectable()
 export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, OnModuleDestroy {
   private readonly logger = new Logger(TrackingEvents.name);
-  private buffer: TrackingEvent[] = [];
+  private buffer: BufferedEvent[] = [];
   private writing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private dropped = 0;
@@ -43,7 +46,7 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
       this.dropped += 1;
       return;
     }
-    this.buffer.push(event);
+    this.buffer.push({ ...event, _id: new Types.ObjectId() });
     if (this.buffer.length >= INSERT_BATCH) void this.flush();
   }
 
@@ -68,15 +71,40 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
     await this.beforeApplicationShutdown();
   }
 
-  private async write(batch: TrackingEvent[], dropped: number): Promise<void> {
+  /**
+   * A batch the database refused (it is down, say) goes back into the buffer for the next flush instead of
+   * being lost; the events written before the failure are refused the second time by their ids, which
+   * counts as written. Only the last flush at shutdown can still lose events, and it says how many.
+   */
+  private async write(batch: BufferedEvent[], dropped: number): Promise<void> {
     if (dropped > 0) this.logger.warn(`${dropped} tracking event(s) dropped: the buffer was full`);
     for (let i = 0; i < batch.length; i += INSERT_BATCH) {
       const slice = batch.slice(i, i + INSERT_BATCH);
       try {
         await this.events.collection.insertMany(slice, { ordered: false });
       } catch (error) {
-        this.logger.error(`${slice.length} tracking event(s) not written: ${(error as Error).message}`);
+        if (onlyDuplicates(error)) continue;
+        const kept = this.requeue(slice);
+        this.logger.error(
+          `${slice.length} tracking event(s) not written (${kept} kept for the next flush): ${(error as Error).message}`,
+        );
       }
     }
   }
+
+  /** Puts events back at the front of the buffer, within its cap; returns how many were kept. */
+  private requeue(events: BufferedEvent[]): number {
+    const room = Math.max(0, MAX_BUFFERED_EVENTS - this.buffer.length);
+    const kept = events.slice(0, room);
+    this.dropped += events.length - kept.length;
+    this.buffer = [...kept, ...this.buffer];
+    return kept.length;
+  }
+}
+
+/** An unordered insert whose every refusal is a duplicate id: all its events are stored. */
+function onlyDuplicates(error: unknown): boolean {
+  const writeErrors = (error as { writeErrors?: unknown } | null)?.writeErrors;
+  const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  return errors.length > 0 && errors.every((entry) => isDuplicateKey(entry));
 }
