@@ -1,17 +1,20 @@
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
+import { PinoLogger } from 'nestjs-pino';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody } from './common/http/envelope';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
 import { registerBodyParsers } from './common/http/body/body-parsers';
 import {
   clientErrorHandler,
   frameworkErrorHandler,
-  HELMET_OPTIONS,
   MAX_PATH_SEGMENT,
+  SECURITY_HEADERS,
 } from './common/http/edge-errors';
+import { registerAccessLog } from './common/logging/access-log';
+import { ServiceLogger } from './common/logging/service-logger';
 import { setupOpenApi } from './common/swagger/openapi';
 
 /**
@@ -46,8 +49,21 @@ function trustProxy(value: string | undefined): boolean | string | number {
   return value;
 }
 
+/**
+ * Nest answers an unknown route by throwing a NotFoundException through the exception filter: an Error, with
+ * its stack trace, for every probe and scan. This adapter answers it directly with the same envelope.
+ */
+class ServiceFastifyAdapter extends FastifyAdapter {
+  override setNotFoundHandler(): ReturnType<FastifyAdapter['setNotFoundHandler']> {
+    return super.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+      const body: ErrorBody = { success: false, error: `Cannot ${request.method} ${request.url}` };
+      void reply.code(404).header('content-type', 'application/json; charset=utf-8').send(body);
+    });
+  }
+}
+
 export function createFastifyAdapter(trustProxySetting: string | undefined): FastifyAdapter {
-  return new FastifyAdapter({
+  return new ServiceFastifyAdapter({
     // The largest body any route may take; each route's own limit is checked by the JSON parser.
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: trustProxy(trustProxySetting),
@@ -55,7 +71,7 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     // Signed link tokens travel in the path (`/unsubscribe/{token}`, tracking links): longer than Fastify's
     // default of 100 characters per parameter, still bounded (LinkTokens refuses more than 512).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
-    // Access logs come from nestjs-pino, which logs this request id.
+    // The access line is written from our own hook (common/logging/access-log.ts), with this request id.
     logger: false,
     genReqId: requestId,
     requestIdHeader: false,
@@ -71,13 +87,16 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
 
 /** Everything main.ts and the tests apply on top of AppModule, so both run the same pipeline. */
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
-  app.useLogger(app.get(Logger));
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', async (request, reply) => {
-      reply.header(REQUEST_ID_HEADER, request.id);
-    });
+  app.useLogger(app.get(ServiceLogger));
+  // Every answer carries helmet's security headers (computed once, see SECURITY_HEADERS: @fastify/helmet
+  // would rebuild the same values on every request) and its request id. A route may override a header
+  // (the unsubscribe page sets its own Content-Security-Policy).
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  registerAccessLog(fastify, () => PinoLogger.root);
   app.enableShutdownHooks();
   app.enableCors({
     origin: true,
@@ -86,7 +105,6 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     exposedHeaders: ['X-Request-Id', 'Retry-After'],
     maxAge: 600,
   });
-  await app.register(helmet, HELMET_OPTIONS);
   registerBodyParsers(app);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
   setupOpenApi(app);

@@ -3,8 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureApp, createFastifyAdapter } from './app.setup';
+import { bootLogger, flushLogs } from './common/logging/log-stream';
+import { ServiceLogger } from './common/logging/service-logger';
 import type { AppConfig } from './config/env';
 import { indexesReady } from './database/indexes-ready';
+
+/** The address to open in a browser: a wildcard listener is reached on localhost. */
+function listeningUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
 
 async function bootstrap(): Promise<void> {
   // Loads `.env` and validates the environment: a bad value stops here with a message naming the variable.
@@ -14,16 +22,24 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(
     root,
     createFastifyAdapter(process.env.TRUST_PROXY),
-    { bufferLogs: true },
+    // Start-up lines are written as they happen (a database that does not answer shows at once); a failure
+    // reaches the catch below instead of aborting the process.
+    { logger: bootLogger(), abortOnError: false },
   );
   await configureApp(app);
   await indexesReady(app);
   // On SIGTERM/SIGINT Nest stops accepting, finishes in-flight requests and closes the database connection.
   const config = app.get<ConfigService<AppConfig, true>>(ConfigService);
-  await app.listen(config.get('PORT', { infer: true }), config.get('HOST', { infer: true }));
+  const port = config.get('PORT', { infer: true });
+  const host = config.get('HOST', { infer: true });
+  await app.listen(port, host);
+  const url = listeningUrl(host, port);
+  app.get(ServiceLogger).log(`Listening on ${url}; API docs at ${url}/docs`, 'Main');
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  bootLogger().fatal(error instanceof Error ? error.message : String(error), 'Main');
+  flushLogs();
+  // Whatever the failed start left open (a database connection, the embedded database) must not keep it alive.
   process.exit(1);
 });

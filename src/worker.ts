@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { bootLogger, flushLogs } from './common/logging/log-stream';
+import { ServiceLogger } from './common/logging/service-logger';
 import { indexesReady } from './database/indexes-ready';
 
 /**
@@ -17,14 +18,19 @@ async function bootstrap(): Promise<void> {
   if (!process.env.MONGODB_URI) {
     throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
   }
-  const app = await NestFactory.createApplicationContext(root, { bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  const app = await NestFactory.createApplicationContext(root, {
+    logger: bootLogger(),
+    abortOnError: false,
+  });
+  app.useLogger(app.get(ServiceLogger));
   // On SIGTERM/SIGINT the worker stops claiming, finishes the messages in flight, records them and exits 0.
   app.enableShutdownHooks([], { useProcessExit: true });
   await indexesReady(app);
+  app.get(ServiceLogger).log('Worker started: e-mail queue and chat delivery', 'Worker');
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  bootLogger().fatal(error instanceof Error ? error.message : String(error), 'Worker');
+  flushLogs();
   process.exit(1);
 });

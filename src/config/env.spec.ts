@@ -40,6 +40,7 @@ describe('validateEnv', () => {
     ['WEBHOOK_SECRET', 'plain'],
     ['APP_SECRET', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'colour'],
     ['CHAT_DIGEST_CRON', 'daily'],
     ['CHAT_DIGEST_CRON', '0 25 * * *'],
     ['CHAT_WORKER_INTERVAL_MS', '10'],

@@ -22,6 +22,7 @@ export type Duration = `${number}${'s' | 'm' | 'h' | 'd'}`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value !== '' ? Number(value) : value;
@@ -181,6 +182,10 @@ export class Env {
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  /** `auto`: readable lines in a terminal outside production, JSON otherwise (see src/common/logging). */
+  @IsIn(LOG_FORMATS)
+  LOG_FORMAT: (typeof LOG_FORMATS)[number] = 'auto';
 
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');

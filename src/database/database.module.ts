@@ -29,10 +29,14 @@ export interface DatabaseOptions {
 async function embeddedDatabaseUri(dataDir: string): Promise<string> {
   ensurePrivateDirectory(dataDir);
   const file = join(dataDir, 'mongo.mv');
-  const database = await startDevDatabase({ file });
+  const logger = new Logger('DevDatabase');
+  const database = await startDevDatabase({
+    file,
+    log: (level, line) => (level === 'info' ? logger.log(line) : logger[level](line)),
+  });
   // H2 creates the file with the JVM's umask; the data is the service's, nobody else's.
   chmodSync(file, PRIVATE_FILE_MODE);
-  new Logger('Database').log(`Embedded dev database started at ${database.uri}`);
+  logger.log(`Embedded dev database started at ${database.uri}`);
   return withDatabaseName(database.uri, 'admin-service');
 }
 

@@ -32,7 +32,15 @@ export interface DevDatabaseOptions {
   /** H2 MVStore file for persistent data; omitted means an in-memory database. */
   file?: string;
   port?: number;
+  /**
+   * Receives what the launcher says: the Maven build on first use, the Java process's own lines once it
+   * runs (anything on stderr is a warning), its unexpected exit. Without it they are dropped.
+   */
+  log?: (level: 'info' | 'warn' | 'error', line: string) => void;
 }
+
+/** What the Java process wrote before it failed to start, kept for the error (bounded: it may loop on an error). */
+const MAX_STARTUP_OUTPUT = 8_000;
 
 function requireTool(command: string, args: string[], install: string): void {
   const probe = spawnSync(command, args, { stdio: 'ignore' });
@@ -45,8 +53,9 @@ function requireTool(command: string, args: string[], install: string): void {
 }
 
 /** Builds the launcher once; Maven downloads mongo-java-server from Maven Central on the first run. */
-export function buildDevDatabaseLauncher(): void {
+export function buildDevDatabaseLauncher(log?: DevDatabaseOptions['log']): void {
   if (existsSync(LAUNCHER_JAR) && existsSync(join(LAUNCHER_DIR, 'target', 'lib'))) return;
+  log?.('info', 'Building the embedded dev database launcher (the first time, Maven downloads it)');
   requireTool(
     'java',
     ['-version'],
@@ -55,29 +64,47 @@ export function buildDevDatabaseLauncher(): void {
   requireTool('mvn', ['-v'], 'Install Maven (e.g. `apt-get install maven`).');
   const build = spawnSync('mvn', ['-q', '-B', 'package', '-DskipTests'], {
     cwd: LAUNCHER_DIR,
-    stdio: 'inherit',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
   });
+  const output = `${build.stdout ?? ''}${build.stderr ?? ''}`.split('\n').filter(Boolean);
   if (build.status !== 0) {
     throw new Error(
-      `Building the dev database launcher failed (mvn exit code ${build.status}) in ${LAUNCHER_DIR}`,
+      `Building the dev database launcher failed (mvn exit code ${build.status}) in ${LAUNCHER_DIR}:\n` +
+        output.slice(-30).join('\n'),
     );
   }
+  for (const line of output) log?.('info', line);
 }
 
-async function waitForReadyLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+/**
+ * Resolves with the URI of the READY line. Later lines of the process (stdout and stderr) go to `log`, so
+ * they reach the service's log in its format instead of the terminal.
+ */
+async function waitForReadyLine(
+  child: ChildProcessWithoutNullStreams,
+  log: DevDatabaseOptions['log'],
+): Promise<string> {
   const lines = createInterface({ input: child.stdout });
+  let ready = false;
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (ready) log?.('warn', line);
+    else if (stderr.length < MAX_STARTUP_OUTPUT) stderr += `${line}\n`;
+  });
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`The dev database did not start within ${READY_TIMEOUT_MS} ms. ${stderr}`));
     }, READY_TIMEOUT_MS);
     lines.on('line', (line) => {
-      const match = /^READY (mongodb:\/\/\S+)$/.exec(line);
+      const match = ready ? null : /^READY (mongodb:\/\/\S+)$/.exec(line);
       if (match) {
+        ready = true;
         clearTimeout(timer);
         resolvePromise(match[1]);
+      } else if (ready) {
+        log?.('info', line);
       }
     });
     child.once('exit', (code) => {
@@ -102,20 +129,26 @@ async function waitForPing(uri: string): Promise<void> {
  * this process is killed.
  */
 export async function startDevDatabase(options: DevDatabaseOptions = {}): Promise<DevDatabase> {
-  buildDevDatabaseLauncher();
+  buildDevDatabaseLauncher(options.log);
   const args = ['-cp', `${LAUNCHER_JAR}:${join(LAUNCHER_DIR, 'target', 'lib', '*')}`, MAIN_CLASS];
   args.push('--port', String(options.port ?? 0));
   if (options.file) args.push('--file', resolve(options.file));
 
   const child = spawn('java', ['-Xss4m', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const uri = await waitForReadyLine(child);
+  const uri = await waitForReadyLine(child, options.log);
   await waitForPing(uri);
 
+  let stopping = false;
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.once('exit', (code, signal) => {
+    if (!stopping)
+      options.log?.('error', `The dev database exited unexpectedly (${signal ?? `code ${code}`})`);
+  });
   return {
     uri,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;

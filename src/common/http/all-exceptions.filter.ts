@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Error as MongooseError } from 'mongoose';
 import { type DuplicateKeyError, isDuplicateKey } from '../database/duplicate-key';
+import { requestFacts } from '../logging/access-log';
 import type { ErrorBody } from './envelope';
 
 interface Mapped {
@@ -106,7 +107,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       };
     }
     if (isClientAbort(exception, request)) {
-      this.logger.log({ method: request?.method, url: request?.url }, 'Request aborted by the client');
+      this.logger.log({ ...(request && requestFacts(request)) }, 'Request aborted by the client');
       return { status: CLIENT_CLOSED_REQUEST, error: 'Request aborted by the client' };
     }
     if (exception instanceof Error && isDuplicateKey(exception)) {
@@ -125,7 +126,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const errorId = randomUUID();
     this.logger.error(
-      { errorId, method: request?.method, url: request?.url, err: exception },
+      { errorId, ...(request && requestFacts(request)), err: exception },
       `Unhandled error ${errorId}`,
     );
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, error: `Internal server error (errorId: ${errorId})` };

@@ -1,0 +1,70 @@
+/**
+ * Pipeline benchmark: requests per second of the shared request pipeline on the built server, as ratios
+ * against bare Fastify answering the same JSON in the same run (this machine's absolute figures swing 2×).
+ *
+ *   npm run bench:pipeline
+ *   BENCH_PROFILE=1 npm run bench:pipeline   (adds where the server's CPU time went, by package)
+ *   BENCH_ONLY=unknown npm run bench:pipeline   (only the scenarios whose name contains a word, and the baseline)
+ *
+ * - an unknown route: the pipeline alone (hooks, security headers, request id, access log, the 404 envelope);
+ * - `GET /health/live`: the pipeline plus a public route that never touches the database;
+ * - `GET /auth/me` with a back-office bearer token: plus the throttler, the credential guard, JWT and one
+ *   user lookup by _id.
+ *
+ * The server is `node dist/main.js` (NODE_ENV=production, LOG_LEVEL=info: the access log is part of the
+ * pipeline) on an in-memory dev database; autocannon runs 50 connections for BENCH_DURATION seconds (default
+ * 10) per scenario, twice in alternating order; the figures are the means. Requests carry a rotating
+ * X-Forwarded-For (TRUST_PROXY=true), so the per-client limit does not turn them into 429s.
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import { summariseProfile } from './cpu-profile';
+import { PROJECT_ROOT, runScenarios, startBareFastify, startServer } from './http-bench';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+
+async function main(): Promise<void> {
+  const database = await startDevDatabase();
+  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = await startServer(
+    join(PROJECT_ROOT, 'dist'),
+    withDatabaseName(database.uri, 'bench_pipeline'),
+    nodeArgs,
+    { LOG_LEVEL: 'info' },
+  );
+  // About the size of the service's answers here (the 404 envelope, the liveness record, /auth/me).
+  const bare = await startBareFastify({
+    success: true,
+    user: { id: '665f1c0a9d3e4b2a1c0d9e8f', email: 'bench-admin@example.com', name: 'Admin', role: 'admin' },
+  });
+  try {
+    const only = process.env.BENCH_ONLY;
+    await runScenarios(
+      [
+        { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {} },
+        { name: 'unknown route (404)', url: `${server.baseUrl}/no/such/route`, headers: {} },
+        { name: 'GET /health/live', url: `${server.baseUrl}/health/live`, headers: {} },
+        { name: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: server.admin },
+      ].filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only)),
+      'bare Fastify',
+      { connections: 50, durationS: DURATION_S },
+    );
+  } finally {
+    await server.stop();
+    bare.stop();
+    await database.stop();
+  }
+  if (profileDir) {
+    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+    console.log('Server CPU time by where it was spent (self time, all scenarios):');
+    console.table(summariseProfile(join(profileDir, file), 25));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
