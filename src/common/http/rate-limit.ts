@@ -1,4 +1,4 @@
-import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { applyDecorators, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import type { ConfigService } from '@nestjs/config';
 import {
   Throttle,
@@ -11,11 +11,32 @@ import type { AppConfig } from '../../config/env';
 
 const MINUTE_MS = 60_000;
 
+/** Set by `@RouteLimit()` beside the throttler's own metadata. */
+const ROUTE_LIMITED = 'rate-limit:route-limited';
+const tightenedHandlers = new WeakMap<object, boolean>();
+
+/**
+ * Whether the route (or its controller) tightens the `route` limit with `@RouteLimit()`. Elsewhere that limit
+ * equals the budget, which already counts every request of the client: a second counter (a SHA-256 key and
+ * a storage update per request, a round trip with Redis) would never refuse anything.
+ */
+function hasRouteLimit(context: ExecutionContext): boolean {
+  const handler = context.getHandler();
+  let tightened = tightenedHandlers.get(handler);
+  if (tightened === undefined) {
+    tightened =
+      Reflect.getMetadata(ROUTE_LIMITED, handler) === true ||
+      Reflect.getMetadata(ROUTE_LIMITED, context.getClass()) === true;
+    tightenedHandlers.set(handler, tightened);
+  }
+  return tightened;
+}
+
 /**
  * Two limits per client IP:
  * - `default`: one budget of RATE_LIMIT_PER_MINUTE requests across all routes (the key has no route in it,
  *   so calling 70 routes does not buy 70 budgets);
- * - `route`: per route and client, as loose as the budget unless a route tightens it with `@RouteLimit()`.
+ * - `route`: per route and client, counted only where a route tightens it with `@RouteLimit()`.
  */
 export function throttlerOptions(config: ConfigService<AppConfig, true>): ThrottlerModuleOptions {
   const limit = config.get('RATE_LIMIT_PER_MINUTE', { infer: true });
@@ -23,13 +44,20 @@ export function throttlerOptions(config: ConfigService<AppConfig, true>): Thrott
     throttlers: [
       { name: 'default', ttl: MINUTE_MS, limit, generateKey: (_context, client) => `client:${client}` },
       // Its headers would only repeat the budget's; a route's 429 gets a plain Retry-After below.
-      { name: 'route', ttl: MINUTE_MS, limit, setHeaders: false },
+      {
+        name: 'route',
+        ttl: MINUTE_MS,
+        limit,
+        setHeaders: false,
+        skipIf: (context) => !hasRouteLimit(context),
+      },
     ],
   };
 }
 
 /** At most `limit` requests per `ttlMs` from one client to this route (login, public forms). */
-export const RouteLimit = (limit: number, ttlMs = MINUTE_MS) => Throttle({ route: { limit, ttl: ttlMs } });
+export const RouteLimit = (limit: number, ttlMs = MINUTE_MS) =>
+  applyDecorators(Throttle({ route: { limit, ttl: ttlMs } }), SetMetadata(ROUTE_LIMITED, true));
 
 /** The throttler guard, answering every 429 with a plain `Retry-After` (seconds), whichever limit was hit. */
 @Injectable()
