@@ -20,7 +20,9 @@ export const HELMET_OPTIONS: HelmetOptions = {
 
 /**
  * The headers helmet sets with HELMET_OPTIONS, collected once by running its middleware on a stand-in
- * response: the answers below are written before (or without) Fastify's hooks, where @fastify/helmet runs.
+ * response. Every answer carries them: ordinary ones from an onRequest hook (app.setup.ts), the answers
+ * below directly, since they are written before (or without) Fastify's hooks. They do not depend on the
+ * request, so computing them once replaces @fastify/helmet's per-request run of the same middleware.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
   const headers: Record<string, string> = {};
