@@ -26,7 +26,7 @@ import { LinkTokens } from '../src/common/crypto/link-token';
 import { SecretKeys } from '../src/config/secret-keys';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { summariseProfile } from './cpu-profile';
-import { freePort, PROJECT_ROOT, runScenarios, startServer } from './http-bench';
+import { type BareServer, freePort, PROJECT_ROOT, runScenarios, startServer } from './http-bench';
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const CONCURRENCY = process.env.EMAIL_WORKER_CONCURRENCY ?? '20';
@@ -251,7 +251,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
 }
 
 /** Bare Fastify answering the same GIF with the same headers, in a process of its own. */
-async function startBareGif(): Promise<{ baseUrl: string; stop(): void }> {
+async function startBareGif(): Promise<BareServer> {
   const port = await freePort();
   const code = `
     const gif = Buffer.from('${GIF_BASE64}', 'base64');
@@ -269,7 +269,7 @@ async function startBareGif(): Promise<{ baseUrl: string; stop(): void }> {
       await new Promise((done) => setTimeout(done, 100));
     }
   }
-  return { baseUrl, stop: () => child.kill('SIGTERM') };
+  return { baseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 /** (b) The pixel route against bare Fastify. */
@@ -293,11 +293,12 @@ async function pixel(databaseUri: string): Promise<void> {
   try {
     await runScenarios(
       [
-        { name: 'bare Fastify GIF', url: `${bare.baseUrl}/o/${token}.gif`, headers: agent },
+        { name: 'bare Fastify GIF', url: `${bare.baseUrl}/o/${token}.gif`, headers: agent, pid: bare.pid },
         {
           name: 'GET /o/{token}.gif (genuine token)',
           url: `${server.baseUrl}/o/${token}.gif`,
           headers: agent,
+          pid: server.pid,
         },
       ],
       'bare Fastify GIF',

@@ -6,7 +6,7 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -60,6 +60,8 @@ export async function call(
 
 export interface BenchServer {
   baseUrl: string;
+  /** The server's process id (its CPU time is read from /proc). */
+  pid: number;
   /** The bootstrap admin's bearer header. */
   admin: Record<string, string>;
   /** SIGTERM, resolved once the process has exited (and written a `--cpu-prof` profile, if asked). */
@@ -104,6 +106,7 @@ export async function startServer(
   const login = await call(baseUrl, 'POST', '/auth/login', {}, BENCH_ADMIN);
   return {
     baseUrl,
+    pid: child.pid!,
     admin: { authorization: `Bearer ${String(login.token)}` },
     stop: async () => {
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
@@ -118,7 +121,7 @@ export async function startServer(
  * Bare Fastify in a process of its own, answering `body` (JSON) to any GET or POST; POST bodies are parsed
  * by Fastify's JSON parser, as the server parses its own.
  */
-export async function startBareFastify(body: object): Promise<{ baseUrl: string; stop(): void }> {
+export async function startBareFastify(body: object): Promise<BareServer> {
   const port = await freePort();
   const text = JSON.stringify(JSON.stringify(body));
   const code = `
@@ -137,7 +140,27 @@ export async function startBareFastify(body: object): Promise<{ baseUrl: string;
       await new Promise((done) => setTimeout(done, 100));
     }
   }
-  return { baseUrl, stop: () => child.kill('SIGTERM') };
+  return { baseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+}
+
+export interface BareServer {
+  baseUrl: string;
+  pid: number;
+  stop(): void;
+}
+
+/**
+ * CPU time (user + system, in ms) a process has used so far, from /proc (Linux). Per request, it is a figure
+ * that a busy machine disturbs far less than requests per second: it counts the work, not the waiting.
+ */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), here counted from field 3 (state): in clock ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface Scenario {
@@ -147,6 +170,8 @@ export interface Scenario {
   headers: Record<string, string>;
   /** The body of request number `n` (unique data per request), for POST scenarios. */
   body?: (n: number) => object;
+  /** The answering server's process id: adds its CPU time per request to the table. */
+  pid?: number;
 }
 
 let requestCounter = 0;
@@ -157,7 +182,8 @@ export const clientIpOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255
 async function measure(
   scenario: Scenario,
   options: { connections: number; durationS: number; amount?: number },
-): Promise<{ rps: number; non2xx: number }> {
+): Promise<{ rps: number; non2xx: number; cpuUsPerRequest?: number }> {
+  const cpuBefore = scenario.pid ? cpuMs(scenario.pid) : undefined;
   const result = await autocannon({
     url: scenario.url,
     method: scenario.method ?? 'GET',
@@ -176,7 +202,17 @@ async function measure(
       },
     ],
   });
-  return { rps: result.requests.average, non2xx: result.non2xx + result.errors + result.timeouts };
+  const cpuAfter = scenario.pid ? cpuMs(scenario.pid) : undefined;
+  const answered = result.requests.total;
+  const cpuUsPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
+      ? ((cpuAfter - cpuBefore) * 1000) / answered
+      : undefined;
+  return {
+    rps: result.requests.average,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+    cpuUsPerRequest,
+  };
 }
 
 /**
@@ -191,24 +227,33 @@ export async function runScenarios(
   for (const scenario of scenarios) {
     await measure(scenario, { connections: 10, durationS: 0, amount: 500 });
   }
-  const results = new Map<string, { rps: number[]; non2xx: number }>();
+  const results = new Map<string, { rps: number[]; cpu: number[]; non2xx: number }>();
   for (const round of [scenarios, [...scenarios].reverse()]) {
     for (const scenario of round) {
-      const { rps, non2xx } = await measure(scenario, options);
-      const entry = results.get(scenario.name) ?? { rps: [], non2xx: 0 };
+      const { rps, non2xx, cpuUsPerRequest } = await measure(scenario, options);
+      const entry = results.get(scenario.name) ?? { rps: [], cpu: [], non2xx: 0 };
       entry.rps.push(rps);
+      if (cpuUsPerRequest !== undefined) entry.cpu.push(cpuUsPerRequest);
       entry.non2xx += non2xx;
       results.set(scenario.name, entry);
     }
   }
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const means = new Map([...results].map(([name, { rps }]) => [name, mean(rps)]));
+  const cpuMeans = new Map(
+    [...results].filter(([, { cpu }]) => cpu.length > 0).map(([name, { cpu }]) => [name, mean(cpu)]),
+  );
   const baselineRps = means.get(baseline)!;
+  const baselineCpu = cpuMeans.get(baseline);
   console.table(
     [...results].map(([name, { non2xx }]) => ({
       scenario: name,
       'req/s': Math.round(means.get(name)!),
       [`ratio to ${baseline}`]: Number((means.get(name)! / baselineRps).toFixed(3)),
+      'server CPU µs/req': cpuMeans.has(name) ? Math.round(cpuMeans.get(name)!) : '',
+      // The baseline's CPU per request over this one's: the throughput ratio a CPU-bound server would reach.
+      'CPU ratio':
+        baselineCpu && cpuMeans.has(name) ? Number((baselineCpu / cpuMeans.get(name)!).toFixed(3)) : '',
       'non-2xx': non2xx,
     })),
   );

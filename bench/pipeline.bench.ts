@@ -44,10 +44,10 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_ONLY;
     await runScenarios(
       [
-        { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {} },
-        { name: 'unknown route (404)', url: `${server.baseUrl}/no/such/route`, headers: {} },
-        { name: 'GET /health/live', url: `${server.baseUrl}/health/live`, headers: {} },
-        { name: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: server.admin },
+        { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {}, pid: bare.pid },
+        { name: 'unknown route (404)', url: `${server.baseUrl}/no/such/route`, headers: {}, pid: server.pid },
+        { name: 'GET /health/live', url: `${server.baseUrl}/health/live`, headers: {}, pid: server.pid },
+        { name: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: server.admin, pid: server.pid },
       ].filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only)),
       'bare Fastify',
       { connections: 50, durationS: DURATION_S },
