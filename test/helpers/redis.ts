@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './api-process';
 
 export interface TestRedis {
   url: string;
@@ -18,20 +18,6 @@ export interface TestRedis {
 }
 
 const REDIS_SERVER = 'redis-server';
-
-/** A free TCP port on 127.0.0.1 (closed again before it is returned). */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? done(address.port) : fail(new Error('no free port')),
-      );
-    });
-  });
-}
 
 /**
  * Debian's `redis-server` as a child process of the test: loopback only, a random port, nothing written
