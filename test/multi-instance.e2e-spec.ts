@@ -50,14 +50,16 @@ describe('Several instances: two API processes and a worker process on one datab
       EMAIL_WORKER_INTERVAL_MS: '100',
     };
     // The instances sit behind a (simulated) load balancer: the client is named by X-Forwarded-For.
-    const api: WorkerEnv = { ...shared, REDIS_URL: redis.url, TRUST_PROXY: 'true' };
+    // Both instances get the same configuration, the start-up admin included (created once between them).
+    const api: WorkerEnv = {
+      ...shared,
+      REDIS_URL: redis.url,
+      TRUST_PROXY: 'true',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    };
     const started = await Promise.all([
-      startApi(compiled, 'api-a', {
-        ...api,
-        ADMIN_EMAIL: ADMIN.email,
-        ADMIN_PASSWORD: ADMIN.password,
-        MAIL_FROM: 'Instance A <a@mail.example.com>',
-      }),
+      startApi(compiled, 'api-a', { ...api, MAIL_FROM: 'Instance A <a@mail.example.com>' }),
       startApi(compiled, 'api-b', { ...api, MAIL_FROM: 'Instance B <b@mail.example.com>' }),
     ]);
     [a, b] = started;

@@ -58,7 +58,8 @@ const IsRedisUrl = () =>
     name: 'isRedisUrl',
     validator: {
       validate: isRedisUrl,
-      defaultMessage: () => 'must be a redis:// or rediss:// URL such as redis://redis:6379 or redis://:password@host:6379/0',
+      defaultMessage: () =>
+        'must be a redis:// or rediss:// URL such as redis://redis:6379 or redis://:password@host:6379/0',
     },
   });
 

@@ -12,11 +12,11 @@ export interface CompiledWorker {
   workerJs: string;
   /** The compiled `src/main.ts` (the HTTP server). */
   mainJs: string;
+  /** A cache shared by test files and runs: never removed by a test. */
   dir: string;
-  /** Kept for the callers of an earlier version: the build is a cache shared by test files and runs. */
-  remove(): void;
 }
 
+const BUILD_PREFIX = 'admin-service-build-';
 /** What the build depends on: the cache key. */
 const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 const BUILD_DONE = '.build-complete';
@@ -44,7 +44,7 @@ function entries(dir: string): CompiledWorker | undefined {
   const find = (name: string) => [join(dir, name), join(dir, 'src', name)].find((file) => existsSync(file));
   const [workerJs, mainJs] = [find('worker.js'), find('main.js')];
   if (!existsSync(join(dir, BUILD_DONE)) || !workerJs || !mainJs) return undefined;
-  return { workerJs, mainJs, dir, remove: () => undefined };
+  return { workerJs, mainJs, dir };
 }
 
 function removeStaleBuilds(current: string): void {
@@ -59,8 +59,6 @@ function removeStaleBuilds(current: string): void {
     }
   }
 }
-
-const BUILD_PREFIX = 'admin-service-build-';
 
 /**
  * Compiles the service with `tsconfig.build.json` (as `nest build` does) into a temporary directory named
