@@ -79,7 +79,7 @@ describe('Several instances: two API processes and a worker process on one datab
     expect(app.status).toBe(201);
     appId = app.body.data.id;
     publicKey = app.body.data.publicKey;
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await killAll(processes);
