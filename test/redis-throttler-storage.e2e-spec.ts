@@ -78,11 +78,41 @@ describe('Rate-limit counters in Redis', () => {
     expect([(await hit(a)).totalHits, (await hit(b)).totalHits]).toEqual([1, 2]);
   }, 40_000);
 
-  it('an unreachable Redis at start-up does not stop the process, and counts locally', async () => {
-    const a = await storage('redis://127.0.0.1:1');
+  it('Redis hung: one hit waits the command timeout, the next ones count locally at once', async () => {
+    const a = await storage();
+    const key = 'client:192.0.2.50';
+    expect(await hit(a, key)).toMatchObject({ totalHits: 1 });
+    redis.pause();
+    try {
+      const started = Date.now();
+      const during = await hit(a, key);
+      // One second of command timeout, with room for a loaded machine; never the request's whole lifetime.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The local count starts afresh: the limit is enforced again from here, per instance.
+      expect(during).toMatchObject({ totalHits: 1, isBlocked: false });
+      // The next requests do not wait for the hung server: they count locally at once for a while.
+      const next = Date.now();
+      expect(await hit(a, key)).toMatchObject({ totalHits: 2, isBlocked: false });
+      expect(Date.now() - next).toBeLessThan(500);
+    } finally {
+      redis.resume();
+    }
+  }, 20_000);
+
+  it('Redis unreachable at start-up: the process starts, counts locally, and moves to Redis once it answers', async () => {
+    await redis.stop();
+    const a = await storage();
     const results = [await hit(a), await hit(a), await hit(a), await hit(a)];
     expect(results.map((r) => r.isBlocked)).toEqual([false, false, false, true]);
-  });
+
+    await redis.start();
+    await waitFor(() => a['redis'].status === 'ready', {
+      timeoutMs: 15_000,
+      describe: () => `client status ${a['redis'].status}`,
+    });
+    expect(await hit(a, 'client:198.51.100.9')).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(await inspector.keys('*client:198.51.100.9*')).not.toEqual([]);
+  }, 40_000);
 
   describe('in the application', () => {
     let t: TestApp | undefined;

@@ -13,6 +13,9 @@ export interface TestRedis {
   /** SIGKILL the server (an outage); `start()` brings it back on the same port, empty. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a server that holds its connections but answers nothing (a hung host). */
+  pause(): void;
+  resume(): void;
   /** Stops the server and removes its directory. */
   close(): Promise<void>;
 }
@@ -56,6 +59,7 @@ export async function startRedis(): Promise<TestRedis> {
 
   const stop = async (): Promise<void> => {
     const running = child;
+    running?.kill('SIGCONT');
     child = undefined;
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise<void>((done) => running.once('exit', () => done()));
@@ -75,6 +79,8 @@ export async function startRedis(): Promise<TestRedis> {
     },
     stop,
     start,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
     close: async () => {
       for (const client of clients.splice(0)) client.disconnect();
       await stop();

@@ -7,6 +7,8 @@ type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /** A counter update slower than this counts as Redis being unreachable (a request must not hang on it). */
 const COMMAND_TIMEOUT_MS = 1_000;
+/** After a failed or timed-out command, requests count locally this long before Redis is tried again. */
+const RETRY_AFTER_FAILURE_MS = 5_000;
 /** How long start-up waits for the first connection before serving with local counters. */
 const STARTUP_WAIT_MS = 5_000;
 
@@ -18,7 +20,9 @@ const STARTUP_WAIT_MS = 5_000;
  * Redis unreachable: the limits are still enforced, by this process's own in-memory counters, until Redis
  * answers again (docs/decisions.md "Redis unreachable"). Rate limits are a defence, not the service: the API
  * stays up, and a client gets at most the limit once per instance, never an unlimited run. Commands fail
- * at once while disconnected (no offline queue) and after COMMAND_TIMEOUT_MS when Redis hangs.
+ * at once while disconnected (no offline queue) and after COMMAND_TIMEOUT_MS when Redis hangs; after a
+ * failure, Redis is tried again by one request every RETRY_AFTER_FAILURE_MS, so a hung Redis delays a
+ * request now and then, not each one.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
@@ -29,6 +33,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
   private degraded = false;
   /** The connection's last error (refused, timed out, …), for the outage's log line. */
   private lastError = '';
+  /** Until then (epoch ms) counts stay local after a command failed on a connection that looked ready. */
+  private retryAt = 0;
 
   constructor(url: string) {
     this.redis = new Redis(url, {
@@ -42,10 +48,6 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     });
     // Reported once per outage by `degrade`; without a listener ioredis would print every retry's error.
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
-    this.redis.on('ready', () => {
-      if (this.degraded) this.logger.log('Redis answers again: rate-limit counters are shared again');
-      this.degraded = false;
-    });
     // Given an existing client, the package leaves closing it to us (onApplicationShutdown).
     this.shared = new ThrottlerStorageRedisService(this.redis);
   }
@@ -73,14 +75,17 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     blockDuration: number,
     throttlerName: string,
   ): Promise<StorageRecord> {
-    if (this.redis.status === 'ready') {
+    if (this.redis.status !== 'ready') {
+      this.degrade(new Error(this.lastError || `connection ${this.redis.status}`));
+    } else if (Date.now() >= this.retryAt) {
       try {
-        return await this.shared.increment(key, ttl, limit, blockDuration, throttlerName);
+        const record = await this.shared.increment(key, ttl, limit, blockDuration, throttlerName);
+        this.recover();
+        return record;
       } catch (error) {
+        this.retryAt = Date.now() + RETRY_AFTER_FAILURE_MS;
         this.degrade(error);
       }
-    } else {
-      this.degrade(new Error(this.lastError || `connection ${this.redis.status}`));
     }
     return this.local.increment(key, ttl, limit, blockDuration, throttlerName);
   }
@@ -90,6 +95,12 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     // QUIT when connected (pending replies first); a client still trying to connect is just stopped.
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
     else this.redis.disconnect();
+  }
+
+  private recover(): void {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.logger.log(`Redis at ${this.location} answers again: rate-limit counters are shared again`);
   }
 
   private degrade(error: unknown): void {
