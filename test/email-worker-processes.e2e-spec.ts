@@ -38,7 +38,6 @@ describe('E-mail worker processes', () => {
   afterAll(async () => {
     await killAll(workers);
     await t?.close();
-    compiled?.remove();
   });
 
   const jobs = (): Collection<Document> => t.connection.collection('email_jobs');

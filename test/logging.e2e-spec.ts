@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import { loggerParams } from '../src/common/logging/log-stream';
 import { resolveLogFormat } from '../src/common/logging/log-format';
@@ -127,7 +127,6 @@ describe('The server process log', () => {
     build = await compileWorker();
   }, 120_000);
   afterAll(() => {
-    build?.remove();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -135,7 +134,7 @@ describe('The server process log', () => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'logging-process-'));
     dataDirs.push(dataDir);
-    const child = spawn(process.execPath, [resolve(dirname(build.workerJs), 'main.js')], {
+    const child = spawn(process.execPath, [build.mainJs], {
       cwd: build.dir,
       env: {
         PATH: process.env.PATH ?? '',
@@ -202,7 +201,7 @@ describe('The server process log', () => {
   }, 60_000);
 
   it('reports a bad setting as one fatal line naming it', async () => {
-    const child = spawn(process.execPath, [resolve(dirname(build.workerJs), 'main.js')], {
+    const child = spawn(process.execPath, [build.mainJs], {
       cwd: build.dir,
       env: {
         PATH: process.env.PATH ?? '',

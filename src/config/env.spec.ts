@@ -45,10 +45,21 @@ describe('validateEnv', () => {
     ['CHAT_DIGEST_CRON', '0 25 * * *'],
     ['CHAT_WORKER_INTERVAL_MS', '10'],
     ['CHAT_DEFAULT_WEBHOOK_URL', 'ftp://chat.example.com/hook'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_URL', 'http://redis:6379'],
+    ['REDIS_URL', 'redis://'],
+    ['REDIS_URL', 'redis://redis:6379/cache'],
   ])('stops with a message naming %s for %p', (name, value) => {
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(InvalidEnvironmentError);
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(new RegExp(`${name}:`));
   });
+
+  it.each(['redis://127.0.0.1:6379', 'rediss://:secret@redis.internal:6380/2', 'redis://redis'])(
+    'accepts REDIS_URL %p',
+    (value) => {
+      expect(validateEnv({ APP_SECRET: secret, REDIS_URL: value }).REDIS_URL).toBe(value);
+    },
+  );
 
   it('requires APP_SECRET in production', () => {
     expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(/APP_SECRET/);

@@ -40,6 +40,30 @@ const IsCronExpression = () =>
     },
   });
 
+/** A `redis://` or `rediss://` (TLS) URL with a host, as ioredis reads it; the path, if any, is a db number. */
+function isRedisUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'redis:' || url.protocol === 'rediss:') &&
+      url.hostname !== '' &&
+      /^(\/\d{0,2})?$/.test(url.pathname)
+    );
+  } catch {
+    return false;
+  }
+}
+const IsRedisUrl = () =>
+  ValidateBy({
+    name: 'isRedisUrl',
+    validator: {
+      validate: isRedisUrl,
+      defaultMessage: () =>
+        'must be a redis:// or rediss:// URL such as redis://redis:6379 or redis://:password@host:6379/0',
+    },
+  });
+
 /**
  * The service's environment, with exactly the names of DESIGN.md's contract table (plus NODE_ENV, LOG_LEVEL,
  * BCRYPT_COST and the worker's tuning). Validated by `ConfigModule.forRoot({ validate: validateEnv })`.
@@ -125,6 +149,12 @@ export class Env {
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
+
+  /** Shared storage of the rate-limit counters when several instances run; unset: each process counts alone. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsRedisUrl()
+  REDIS_URL?: string;
 
   /** Run the chat notification delivery (and the daily digest) in this process. */
   @Transform(toBool)

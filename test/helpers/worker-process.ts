@@ -1,7 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -9,36 +10,110 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..');
 export interface CompiledWorker {
   /** The compiled `src/worker.ts`. */
   workerJs: string;
+  /** The compiled `src/main.ts` (the HTTP server). */
+  mainJs: string;
+  /** A cache shared by test files and runs: never removed by a test. */
   dir: string;
-  remove(): void;
+}
+
+const BUILD_PREFIX = 'admin-service-build-';
+/** What the build depends on: the cache key. */
+const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const BUILD_DONE = '.build-complete';
+/** A lock older than this belongs to a run that died mid-build. */
+const STALE_LOCK_MS = 5 * 60_000;
+/** Builds of other source versions are removed once this old. */
+const STALE_BUILD_MS = 24 * 60 * 60_000;
+
+function filesUnder(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
+}
+
+function sourceHash(): string {
+  const hash = createHash('sha256');
+  for (const file of BUILD_INPUTS.flatMap((input) => filesUnder(join(PROJECT_ROOT, input)))) {
+    hash.update(relative(PROJECT_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+function entries(dir: string): CompiledWorker | undefined {
+  const find = (name: string) => [join(dir, name), join(dir, 'src', name)].find((file) => existsSync(file));
+  const [workerJs, mainJs] = [find('worker.js'), find('main.js')];
+  if (!existsSync(join(dir, BUILD_DONE)) || !workerJs || !mainJs) return undefined;
+  return { workerJs, mainJs, dir };
+}
+
+function removeStaleBuilds(current: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    const path = join(tmpdir(), name);
+    if (!name.startsWith(BUILD_PREFIX) || path === current || path === `${current}.lock`) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS)
+        rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed by another run meanwhile.
+    }
+  }
 }
 
 /**
- * Compiles the service once with `tsconfig.build.json` into a temporary directory and returns the path of
- * the worker entry. tsconfig.build.json sets no rootDir, so tsc infers `src/` and writes `<dir>/worker.js`;
- * `<dir>/src/worker.js` is accepted too in case rootDir is set later. Type errors elsewhere in the tree still
- * emit JavaScript (no `noEmitOnError`), so only a missing worker.js fails.
+ * Compiles the service with `tsconfig.build.json` (as `nest build` does) into a temporary directory named
+ * by a hash of the sources, so the test files that start real processes, and later runs on unchanged
+ * sources, share one build (tsc takes 20-40 s here). A lock directory makes concurrent Jest workers wait
+ * for one compilation instead of running several. tsconfig.build.json sets no rootDir, so tsc infers `src/`
+ * and writes `<dir>/worker.js`; `<dir>/src/worker.js` is accepted too. Type errors elsewhere still emit
+ * JavaScript (no `noEmitOnError`), so only a missing entry point fails.
  */
 export async function compileWorker(): Promise<CompiledWorker> {
-  const dir = mkdtempSync(join(tmpdir(), 'worker-process-build-'));
-  const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  let output = '';
+  const dir = join(tmpdir(), `${BUILD_PREFIX}${sourceHash()}`);
+  const lock = `${dir}.lock`;
+  for (;;) {
+    const built = entries(dir);
+    if (built) return built;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS)
+          rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // Released meanwhile.
+      }
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
   try {
-    await promisify(execFile)(
-      process.execPath,
-      [tsc, '-p', 'tsconfig.build.json', '--outDir', dir, '--sourceMap', 'false'],
-      { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 },
-    );
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    output = `${failed.stdout ?? ''}${failed.stderr ?? ''}` || failed.message;
-  }
-  const workerJs = [join(dir, 'worker.js'), join(dir, 'src', 'worker.js')].find((file) => existsSync(file));
-  if (!workerJs) {
+    const built = entries(dir);
+    if (built) return built;
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`tsc -p tsconfig.build.json emitted no worker.js:\n${output}`);
+    removeStaleBuilds(dir);
+    const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    let output = '';
+    try {
+      await promisify(execFile)(
+        process.execPath,
+        [tsc, '-p', 'tsconfig.build.json', '--outDir', dir, '--sourceMap', 'false'],
+        { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 },
+      );
+    } catch (error) {
+      const failed = error as { stdout?: string; stderr?: string; message: string };
+      output = `${failed.stdout ?? ''}${failed.stderr ?? ''}` || failed.message;
+    }
+    writeFileSync(join(dir, BUILD_DONE), '');
+    const compiled = entries(dir);
+    if (!compiled) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`tsc -p tsconfig.build.json emitted no worker.js or main.js:\n${output}`);
+    }
+    return compiled;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
-  return { workerJs, dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface WorkerExit {
@@ -68,13 +143,23 @@ export interface WorkerEnv {
   [name: string]: string;
 }
 
-/**
- * Runs `node <worker.js>` as a real OS process. The compiled code lives outside the project, so NODE_PATH
- * points at the project's node_modules; the working directory is the build directory, so no `.env` of the
- * project is read. Only the given variables (plus PATH) are passed on.
- */
+/** Runs `node <worker.js>` as a real OS process (see `startCompiled`). */
 export function startWorker(compiled: CompiledWorker, name: string, env: WorkerEnv): WorkerProcess {
-  const child = spawn(process.execPath, [compiled.workerJs], {
+  return startCompiled(compiled, compiled.workerJs, name, env);
+}
+
+/**
+ * Runs `node <script>` of the build as a real OS process. The compiled code lives outside the project, so
+ * NODE_PATH points at the project's node_modules; the working directory is the build directory, so no `.env`
+ * of the project is read. Only the given variables (plus PATH) are passed on.
+ */
+export function startCompiled(
+  compiled: CompiledWorker,
+  script: string,
+  name: string,
+  env: WorkerEnv,
+): WorkerProcess {
+  const child = spawn(process.execPath, [script], {
     cwd: compiled.dir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
 import type { AppConfig } from '../../config/env';
+import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 const MINUTE_MS = 60_000;
 
@@ -33,6 +34,9 @@ function hasRouteLimit(context: ExecutionContext): boolean {
 }
 
 /**
+ * Counted in Redis when REDIS_URL is set (shared by every instance), else in this process's memory. The
+ * storage is the ThrottlerModule's `ThrottlerStorage` provider, which the magic-link address limit uses too.
+ *
  * Two limits per client IP:
  * - `default`: one budget of RATE_LIMIT_PER_MINUTE requests across all routes (the key has no route in it,
  *   so calling 70 routes does not buy 70 budgets);
@@ -40,7 +44,9 @@ function hasRouteLimit(context: ExecutionContext): boolean {
  */
 export function throttlerOptions(config: ConfigService<AppConfig, true>): ThrottlerModuleOptions {
   const limit = config.get('RATE_LIMIT_PER_MINUTE', { infer: true });
+  const redisUrl = config.get('REDIS_URL', { infer: true });
   return {
+    storage: redisUrl ? new RedisThrottlerStorage(redisUrl) : undefined,
     throttlers: [
       { name: 'default', ttl: MINUTE_MS, limit, generateKey: (_context, client) => `client:${client}` },
       // Its headers would only repeat the budget's; a route's 429 gets a plain Retry-After below.
