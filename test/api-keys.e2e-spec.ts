@@ -53,10 +53,10 @@ describe('API keys', () => {
       expect(res.text).not.toMatch(/keyHash|encryptedKey/);
     });
 
-    it('answers 400 for an app that does not exist', async () => {
+    it('answers 404 for an app that does not exist, as every route naming an app does', async () => {
       const res = await create({ appId: 'ghost' });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatch(/appId/);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: 'App not found' });
     });
 
     it.each([

@@ -75,7 +75,6 @@ describe('Chat routing rules (/admin/chat-routing)', () => {
   });
 
   it.each([
-    ['an unknown app', { appId: 'no-such-app' }, /appId must name an existing app/],
     ['a malformed app id', { appId: 'Not An Id' }, /appId/],
     ['an unknown channel', { channel: 'sms' }, /channel must be one of the following values/],
     ['a missing webhookUrl', { webhookUrl: undefined }, /webhookUrl/],
@@ -94,6 +93,12 @@ describe('Chat routing rules (/admin/chat-routing)', () => {
     const res = await create({ appId, channel: 'tickets', webhookUrl: SLACK_URL, ...change });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: expect.stringMatching(message) });
+  });
+
+  it('answers 404 for an unknown app, as every route naming an app does', async () => {
+    const res = await create({ appId: 'no-such-app', channel: 'tickets', webhookUrl: SLACK_URL });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: 'App not found' });
   });
 
   it('answers 409 to a second rule for the same app and channel, and keeps the first', async () => {

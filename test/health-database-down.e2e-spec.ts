@@ -18,10 +18,21 @@ describe('GET /health when the database goes away', () => {
 
   it('answers 200 while connected, then 503 with status "error" once the database stops', async () => {
     expect((await t.http.get('/health')).status).toBe(200);
+    expect((await t.http.get('/health/live')).status).toBe(200);
     await database.stop();
+    const startedAt = Date.now();
     const res = await t.http.get('/health');
     expect(res.status).toBe(503);
     expect(res.body.status).toBe('error');
     expect(res.body.database.connected).toBe(false);
+    // Nothing else is asked of a database that did not answer the ping; the probe stays bounded.
+    expect(res.body.emailWorker).toEqual({ enabled: false, lastRun: null, queue: null });
+    expect(res.body.chatBacklog).toBeNull();
+    expect(Date.now() - startedAt).toBeLessThan(4_000);
+
+    // Liveness does not depend on the database: the process is fine, only its readiness is not.
+    const live = await t.http.get('/health/live');
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ success: true, data: { status: 'ok', uptime: expect.any(Number) } });
   });
 });

@@ -1,14 +1,41 @@
-import { createTestApp, TestApp } from './helpers/app';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChatNotifier } from '../src/chat/chat-notifier';
+import { ChatDeliveryWorker } from '../src/chat/delivery/chat-delivery.worker';
+import { CHAT_DELIVERY_OPTIONS } from '../src/chat/delivery/delivery-options';
+import { EmailService } from '../src/email/email.service';
+import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { testDeliveryOptions, waitForNotifications } from './helpers/chat';
+import { drainEmailQueue } from './helpers/email-queue';
+import { seedApp } from './helpers/factories';
+import { createSessions } from './helpers/session';
+import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
+
+const packageVersion = (
+  JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+const emptyQueue = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };
 
 describe('GET /health and the OpenAPI document', () => {
   let t: TestApp;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    receiver = await startWebhookReceiver();
+    // A failed delivery waits a minute before its retry, so it stays `failed` while the test reads it.
+    const chatOptions = testDeliveryOptions({ backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    t = await createTestApp({ overrides: [{ provide: CHAT_DELIVERY_OPTIONS, useValue: chatOptions }] });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
 
-  it('reports status, uptime, memory and the database', async () => {
+  it('reports the spec record plus version, the e-mail worker and the chat backlog', async () => {
+    await resetDatabase(t.connection);
     const res = await t.http.get('/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -17,8 +44,61 @@ describe('GET /health and the OpenAPI document', () => {
       uptime: expect.any(Number),
       memory: { rss: expect.any(String), heapUsed: expect.any(String), heapTotal: expect.any(String) },
       database: { connected: true, modelsCount: expect.any(Number) },
+      version: packageVersion,
+      // The tests run without the background worker (test/setup/test-env.ts) and no run has happened yet.
+      emailWorker: { enabled: false, lastRun: null, queue: emptyQueue },
+      chatBacklog: { pending: 0, failed: 0 },
     });
     expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp);
+  });
+
+  it('counts the e-mail queue by status and records when the last worker run ended', async () => {
+    await resetDatabase(t.connection);
+    const email = t.app.get(EmailService);
+    await email.enqueueEmail({ to: 'one@example.com', subject: 'Hello', text: 'One' });
+    await email.enqueueEmail({ to: 'two@example.com', subject: 'Hello', text: 'Two' });
+    // No planner has this kind: the worker ends the job `dead`.
+    await email.enqueueBatchPlan({ kind: 'no-such-planner' });
+
+    const before = (await t.http.get('/health')).body.emailWorker;
+    expect(before).toEqual({ enabled: false, lastRun: null, queue: { ...emptyQueue, pending: 3 } });
+
+    const startedAt = Date.now();
+    await drainEmailQueue(t);
+    const after = (await t.http.get('/health')).body.emailWorker;
+    expect(after.queue).toEqual({ ...emptyQueue, completed: 2, dead: 1 });
+    expect(new Date(after.lastRun).toISOString()).toBe(after.lastRun);
+    expect(new Date(after.lastRun).getTime()).toBeGreaterThanOrEqual(startedAt);
+    expect(new Date(after.lastRun).getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('counts the chat notifications waiting for delivery (pending, then failed)', async () => {
+    await resetDatabase(t.connection);
+    const { admin } = await createSessions(t);
+    const failing = await seedApp(t);
+    const logged = await seedApp(t);
+    receiver.answer = () => ({ status: 500 });
+    const rule = { appId: failing.id, channel: 'tickets', webhookUrl: `${receiver.url}/hook` };
+    expect((await admin.http.post('/admin/chat-routing', rule)).status).toBe(201);
+    const notifier = t.app.get(ChatNotifier);
+    const notice = { channel: 'tickets' as const, event: 'ticket.created', summary: 'New ticket' };
+    notifier.notify({ ...notice, appId: failing.id });
+    notifier.notify({ ...notice, appId: failing.id });
+    notifier.notify({ ...notice, appId: logged.id });
+    await waitForNotifications(t, 3);
+    expect((await t.http.get('/health')).body.chatBacklog).toEqual({ pending: 3, failed: 0 });
+
+    // The rule's receiver answers 500 (retried later); the other app has no destination but the log.
+    await t.app.get(ChatDeliveryWorker).processDue();
+    expect(receiver.calls).toHaveLength(2);
+    expect((await t.http.get('/health')).body.chatBacklog).toEqual({ pending: 0, failed: 2 });
+  });
+
+  it('answers GET /health/live in the envelope without the database record', async () => {
+    const res = await t.http.get('/health/live');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: { status: 'ok', uptime: expect.any(Number) } });
+    expect(res.body.data.uptime).toBeGreaterThan(0);
   });
 
   it('serves Swagger UI at /docs and the document at /docs-json with the four security schemes', async () => {

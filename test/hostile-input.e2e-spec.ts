@@ -136,12 +136,13 @@ describe('Hostile input', () => {
 
   describe('search strings', () => {
     it('finds a NUL byte literally instead of failing to encode the pattern (it was a 500)', async () => {
+      const app = await seedApp(t);
       const searches = [
         '/admin/contacts',
         '/admin/templates',
         '/api-keys',
         '/tickets',
-        '/admin/some-app/newsletter/subscribers',
+        `/admin/${app.id}/newsletter/subscribers`,
       ];
       for (const path of searches) {
         const res = await admin.http.get(path, { query: { search: 'a\u0000b' } });

@@ -134,6 +134,24 @@ describe('Joinlist and unsubscribe', () => {
       expect(mail.raw).toContain('Hello Ada');
     });
 
+    it('does not mail the welcome again once its job has expired (a repeat a day or more later)', async () => {
+      await join({ email: 'eve@example.com' });
+      await drain();
+      expect(smtp.received).toHaveLength(1);
+      // Two days on, the retention TTL has removed the welcome's job, and with it its idempotency key.
+      const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+      await contacts.updateOne(
+        { email: 'eve@example.com' },
+        { $set: { 'subscriptions.0.subscribedAt': twoDaysAgo } },
+      );
+      await jobs.deleteMany({});
+
+      expect((await join({ email: 'eve@example.com' })).body.alreadySubscribed).toBe(true);
+      await drain();
+      expect(await jobs.countDocuments()).toBe(0);
+      expect(smtp.received).toHaveLength(1);
+    });
+
     it('keeps one person and one ledger event when the same new address signs up five times at once', async () => {
       const answers = await Promise.all(Array.from({ length: 5 }, () => join({ email: 'gus@example.com' })));
       expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);

@@ -212,12 +212,12 @@ describe('Magic link (end-user sign-in)', () => {
       expect(job.result).toMatchObject({ skipped: 'suppressed', reason: 'hard_bounce' });
     });
 
-    it('answers 400 for an unknown or inactive app, naming appId, and sends nothing', async () => {
+    it('answers 404 for an unknown or inactive app (without saying which) and sends nothing', async () => {
       const inactive = await seedApp(t, { active: false });
       for (const id of ['no-such-app', inactive.id]) {
         const res = await requestLink('ada@example.com', id);
-        expect(res.status).toBe(400);
-        expect(res.body).toEqual({ success: false, error: 'appId does not name an active app' });
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ success: false, error: 'App not found' });
       }
       expect(await jobs.countDocuments().exec()).toBe(0);
       expect(await contacts.countDocuments().exec()).toBe(0);

@@ -191,8 +191,10 @@ describe('Newsletter subscribers', () => {
         bounced: 1,
         bySource: { api: 1, joinlist: 3, import: 1 },
       });
-      const empty = await viewer.http.get(`/admin/unknown-app/newsletter/subscribers/stats`);
+      const empty = await viewer.http.get(`/admin/${(await seedApp(t)).id}/newsletter/subscribers/stats`);
       expect(empty.body.data).toEqual({ total: 0, active: 0, unsubscribed: 0, bounced: 0, bySource: {} });
+      const unknown = await viewer.http.get(`/admin/unknown-app/newsletter/subscribers/stats`);
+      expect(unknown.body).toEqual({ success: false, error: 'App not found' });
     });
 
     it('GET lists the app’s subscribers with status and search filters', async () => {

@@ -134,9 +134,10 @@ describe('GET /{appId}/tickets/stats', () => {
     expect(data.volumeOverTime).toEqual([{ date: '2025-05-01', count: 12 }]);
   });
 
-  it('answers zeros for an app without tickets', async () => {
-    const data = (await stats({ startDate: '2025-03-01', endDate: '2025-03-02' }, 'no-tickets-app')).body
-      .data;
+  it('answers zeros for an app without tickets, 404 for an unknown app', async () => {
+    const range = { startDate: '2025-03-01', endDate: '2025-03-02' };
+    expect((await stats(range, 'no-such-app')).status).toBe(404);
+    const data = (await stats(range, (await seedApp(t)).id)).body.data;
     expect(data).toMatchObject({ total: 0, recentActivity: [], averageResolutionTime: 0 });
     expect(data.volumeOverTime).toEqual([
       { date: '2025-03-01', count: 0 },

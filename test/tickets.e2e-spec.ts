@@ -277,10 +277,13 @@ describe('Tickets', () => {
       expect((await viewer.http.get('/tickets', { query: { status: 'bogus' } })).status).toBe(400);
     });
 
-    it('answers an unknown app with an empty list', async () => {
+    it('answers 404 for an unknown app, and an empty list for an app without tickets', async () => {
       const res = await viewer.http.get('/unknown-app/tickets');
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ data: [], pagination: { total: 0 } });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: 'App not found' });
+      const empty = await viewer.http.get(`/${(await seedApp(t)).id}/tickets`);
+      expect(empty.status).toBe(200);
+      expect(empty.body).toMatchObject({ data: [], pagination: { total: 0 } });
     });
   });
 

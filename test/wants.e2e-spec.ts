@@ -62,6 +62,14 @@ describe('Wants', () => {
       expect(seen).toEqual([{ appId, wantId: res.body.data._id, title: 'Dark mode', category: 'ui' }]);
     });
 
+    it('omits authorEmail sent as null (not given) instead of answering null against the schema', async () => {
+      const res = await client.post(`/${appId}/wants`, { ...want('No author'), authorEmail: null });
+      expect(res.status).toBe(201);
+      expect(res.body.data).not.toHaveProperty('authorEmail');
+      const read = await client.get(`/${appId}/wants/${res.body.data._id}`);
+      expect(read.body.data).not.toHaveProperty('authorEmail');
+    });
+
     it.each([
       [{ title: '' }, /title/],
       [{ title: 'x'.repeat(201) }, /title/],

@@ -17,11 +17,12 @@ import { Access } from '../common/auth/roles';
 import { done, ok, page } from '../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
 } from '../common/swagger/envelope.decorators';
-import { ApiKeysService } from './api-keys.service';
+import { ApiKeysService, FOREIGN_SECRET_ERROR } from './api-keys.service';
 import {
   ApiKeyAppStats,
   ApiKeyStatsView,
@@ -39,6 +40,7 @@ import {
   UpdateApiKeyDto,
 } from './dto/api-key-input.dto';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { ApiUnknownApp } from '../apps/known-app.pipe';
 
 /** Admin-only, except the statistics and the list, which never carry a secret (viewers may read them). */
 @ApiTags('API Keys')
@@ -77,6 +79,7 @@ export class ApiKeysController {
   })
   @ApiOkEnvelope(ApiKeyWithSecretView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiUnknownApp()
   async create(@CurrentUser() caller: AuthUser, @Body() dto: CreateApiKeyDto) {
     const { key, value } = await this.keys.create(dto, caller.id);
     return ok(toApiKeyWithSecretView(key, value), 'API key created; store it now, it is a secret');
@@ -86,6 +89,11 @@ export class ApiKeysController {
   @ApiOperation({ operationId: 'getApiKey', summary: 'Get a key with its full value (admins only)' })
   @ApiOkEnvelope(ApiKeyWithSecretView)
   @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(
+    HttpStatus.CONFLICT,
+    FOREIGN_SECRET_ERROR,
+    'The stored value was encrypted under another `APP_SECRET`: regenerate the key to get a new value',
+  )
   async get(@Param('keyId') keyId: string) {
     const { key, value } = await this.keys.getWithValue(keyId);
     return ok(toApiKeyWithSecretView(key, value));

@@ -1,5 +1,5 @@
 import { literalSource } from '../common/database/text-pattern';
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { ConflictException, Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
@@ -27,6 +27,11 @@ export type ApiKeyCredential = Pick<
 
 const NOT_FOUND = 'API key not found';
 
+/** What `GET /api-keys/{keyId}` answers when the stored copy cannot be decrypted (409). */
+export const FOREIGN_SECRET_ERROR =
+  'This key was encrypted with a different APP_SECRET, so its value cannot be shown; the key still ' +
+  'works. Regenerate it (POST /api-keys/{keyId}/regenerate) to get a new value, or create a new key';
+
 /** Fields that may be cleared with `null` on update; `null` elsewhere is a 400. */
 const CLEARABLE = ['description', 'expiresAt'] as const;
 
@@ -43,6 +48,7 @@ const counters = (row: ApiKeyAppStats): ApiKeyAppStats => ({
 
 @Injectable()
 export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
   private readonly encryptionKey: Buffer;
 
   constructor(
@@ -110,9 +116,7 @@ export class ApiKeysService {
 
   /** The new record and its value (shown to the caller; only its hash and ciphertext are stored). */
   async create(dto: CreateApiKeyDto, createdBy: string): Promise<{ key: ApiKey; value: string }> {
-    if (!(await this.apps.findByAppId(dto.appId))) {
-      throw new BadRequestException('appId must name an existing app');
-    }
+    await this.apps.requireApp(dto.appId);
     const value = generateApiKey(dto.appId);
     const created = await this.keys.create({ ...dto, createdBy, ...this.sealed(value) });
     return { key: await this.get(String(created._id)), value };
@@ -122,13 +126,24 @@ export class ApiKeysService {
     return findByIdOr404(id, NOT_FOUND, (_id) => this.keys.findById(_id).lean<ApiKey>().exec());
   }
 
-  /** The record and its decrypted value (for admins only). */
+  /**
+   * The record and its decrypted value (for admins only). The copy is sealed with a key derived from
+   * `APP_SECRET`: after the secret changes it fails its authentication tag, which is the operator's doing
+   * (a 409 saying so), not a fault of the service. The key itself still works: requests check its hash.
+   */
   async getWithValue(id: string): Promise<{ key: ApiKey; value: string }> {
     const key = await findByIdOr404(id, NOT_FOUND, (_id) =>
       this.keys.findById(_id).select('+encryptedKey').lean<ApiKey>().exec(),
     );
     const { encryptedKey, ...rest } = key;
-    return { key: rest as ApiKey, value: decryptSecret(encryptedKey, this.encryptionKey) };
+    let value: string;
+    try {
+      value = decryptSecret(encryptedKey, this.encryptionKey);
+    } catch (error) {
+      this.logger.warn(`API key ${id}: stored value not readable (${(error as Error).message})`);
+      throw new ConflictException(FOREIGN_SECRET_ERROR);
+    }
+    return { key: rest as ApiKey, value };
   }
 
   async update(id: string, dto: UpdateApiKeyDto): Promise<ApiKey> {

@@ -11,9 +11,11 @@ import { App, RETIRED_KEYS_KEPT } from './schemas/app.schema';
 /** `pk_` + 192 random bits: publishable, but unguessable so it cannot be enumerated. */
 export const generatePublicKey = () => `pk_${randomBytes(24).toString('hex')}`;
 
-/** How often `toggle` and `rotateKey` retry when another request changed the app between read and write. */
 /** Conditional writes (toggle, rotate-key) retried this often against concurrent ones before a 409. */
 const TOGGLE_ATTEMPTS = 3;
+
+/** The one answer to an unknown app, wherever a route names one (path or body): 404 with this message. */
+export const APP_NOT_FOUND = 'App not found';
 
 /** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
 @Injectable()
@@ -40,14 +42,14 @@ export class AppsService {
   /** The app, or 404 when no app has this id. */
   async requireApp(appId: string): Promise<App> {
     const app = await this.findByAppId(appId);
-    if (!app) throw new NotFoundException('App not found');
+    if (!app) throw new NotFoundException(APP_NOT_FOUND);
     return app;
   }
 
   /** The app, or 404 when it does not exist or is inactive (public endpoints do not reveal which). */
   async requireActiveApp(appId: string): Promise<App> {
     const app = await this.findByAppId(appId);
-    if (!app || !app.active) throw new NotFoundException('App not found');
+    if (!app || !app.active) throw new NotFoundException(APP_NOT_FOUND);
     return app;
   }
 
@@ -72,7 +74,7 @@ export class AppsService {
       })
       .lean<App>()
       .exec();
-    if (!updated) throw new NotFoundException('App not found');
+    if (!updated) throw new NotFoundException(APP_NOT_FOUND);
     return updated;
   }
 

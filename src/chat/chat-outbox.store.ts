@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
 import { type AnyBulkWriteOperation, ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import type { AppConfig } from '../config/env';
 import type { ChatNotice } from './chat-notice';
 import {
   CLAIMABLE_STATUSES,
@@ -25,8 +27,7 @@ export type DeliveryOutcome =
     }
   | { status: 'dead'; destination?: ChatDestinationKind; format?: WebhookFormat; error: string };
 
-/** Delivered and dead notifications are kept this long (for the digest's counts and for a look back). */
-export const RETENTION_MS = 30 * 24 * 3_600_000;
+const DAY_MS = 86_400_000;
 
 export const LAPSED_DELIVERY_ERROR = 'The worker stopped during delivery; tried again';
 
@@ -46,7 +47,19 @@ export const claimKeyOf = (id: ObjectId, attempts: number) => `${String(id)}.${a
  */
 @Injectable()
 export class ChatOutboxStore {
-  constructor(@InjectModel(ChatNotification.name) private readonly model: Model<ChatNotification>) {}
+  /**
+   * How long a delivered or dead notification is kept (for the digest's counts and a look back). The expiry
+   * date is computed when the notification ends and the TTL index expires at that date, so a changed
+   * `CHAT_NOTIFICATION_RETENTION_DAYS` applies at restart without rebuilding the index.
+   */
+  private readonly retentionMs: number;
+
+  constructor(
+    @InjectModel(ChatNotification.name) private readonly model: Model<ChatNotification>,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.retentionMs = config.get('CHAT_NOTIFICATION_RETENTION_DAYS', { infer: true }) * DAY_MS;
+  }
 
   private get collection() {
     return this.model.collection;
@@ -125,7 +138,7 @@ export class ChatOutboxStore {
     const set: Record<string, unknown> = { status: outcome.status, updatedAt: now };
     for (const [field, value] of Object.entries(where)) if (value) set[field] = value;
     if (outcome.status === 'delivered') {
-      Object.assign(set, { deliveredAt: now, expiresAt: new Date(now.getTime() + RETENTION_MS) });
+      Object.assign(set, { deliveredAt: now, expiresAt: this.expiresAt(now) });
     } else if (outcome.status === 'failed') {
       Object.assign(set, {
         lastError: outcome.error,
@@ -133,7 +146,7 @@ export class ChatOutboxStore {
         claimKey: claimKeyOf(held._id, held.attempts),
       });
     } else {
-      Object.assign(set, { lastError: outcome.error, expiresAt: new Date(now.getTime() + RETENTION_MS) });
+      Object.assign(set, { lastError: outcome.error, expiresAt: this.expiresAt(now) });
     }
     const result = await this.collection.updateOne(
       { lockToken },
@@ -158,7 +171,7 @@ export class ChatOutboxStore {
       const attempts = doc.attempts as number;
       const set =
         attempts >= maxAttempts
-          ? { status: 'dead', expiresAt: new Date(now.getTime() + RETENTION_MS) }
+          ? { status: 'dead', expiresAt: this.expiresAt(now) }
           : { status: 'failed', nextAttemptAt: now, claimKey: claimKeyOf(doc._id, attempts) };
       const result = await this.collection.updateOne(
         { lockToken: doc.lockToken },
@@ -170,6 +183,13 @@ export class ChatOutboxStore {
       reaped += result.modifiedCount;
     }
     return reaped;
+  }
+
+  /** Notifications waiting to go out: never attempted (`pending`) or to be retried (`failed`). */
+  async countBacklog(maxTimeMS: number): Promise<{ pending: number; failed: number }> {
+    const count = (status: string) => this.collection.countDocuments({ status }, { maxTimeMS });
+    const [pending, failed] = await Promise.all([count('pending'), count('failed')]);
+    return { pending, failed };
   }
 
   /** How many notifications of these events each app got in [from, to). */
@@ -219,5 +239,9 @@ export class ChatOutboxStore {
     });
     const result = await this.collection.bulkWrite(operations, { ordered: false });
     return result.modifiedCount;
+  }
+
+  private expiresAt(endedAt: Date): Date {
+    return new Date(endedAt.getTime() + this.retentionMs);
   }
 }

@@ -13,6 +13,7 @@ import {
   toChatRuleView,
   UpdateChatRuleDto,
 } from './dto/chat-rule.dto';
+import { ApiUnknownApp } from '../apps/known-app.pipe';
 
 @ApiTags('Chat routing')
 @Controller('admin/chat-routing')
@@ -36,6 +37,7 @@ export class ChatRulesController {
   })
   @ApiOkEnvelope(ChatRuleView, { status: HttpStatus.CREATED, withMessage: true })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  @ApiUnknownApp()
   async create(@Body() dto: CreateChatRuleDto) {
     return ok(toChatRuleView(await this.rules.create(dto)), 'Chat routing rule created');
   }

@@ -29,9 +29,7 @@ export class ChatRulesService {
 
   /** A second rule for the same app and channel is a 409 (unique index), not a silent replacement. */
   async create(dto: CreateChatRuleDto): Promise<ChatRule> {
-    if (!(await this.apps.findByAppId(dto.appId))) {
-      throw new BadRequestException('appId must name an existing app');
-    }
+    await this.apps.requireApp(dto.appId);
     await this.checkDestination(dto.webhookUrl);
     try {
       const created = await this.rules.create({ ...dto, active: true });

@@ -8,6 +8,7 @@ import { ChatOutboxStore } from './chat-outbox.store';
 import { ChatProducers } from './chat-producers';
 import { ChatRulesController } from './chat-rules.controller';
 import { ChatRulesService } from './chat-rules.service';
+import { ChatBacklog } from './delivery/chat-backlog';
 import { ChatDeliveryWorker } from './delivery/chat-delivery.worker';
 import { ChatDestinations } from './delivery/chat-destinations';
 import { CHAT_DELIVERY_OPTIONS, DEFAULT_CHAT_DELIVERY_OPTIONS } from './delivery/delivery-options';
@@ -19,7 +20,8 @@ import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
 
 /**
  * Chat notifications: routing rules, the outbox, its delivery worker and the daily digest. Domain events of
- * other modules come in through `ChatProducers`; other modules may also call `ChatNotifier.notify`.
+ * other modules come in through `ChatProducers`; other modules may also call `ChatNotifier.notify`, and read
+ * the delivery backlog through `ChatBacklog`.
  */
 @Module({
   imports: [
@@ -38,12 +40,13 @@ import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
     ChatProducers,
     ChatDigest,
     ChatDeliveryWorker,
+    ChatBacklog,
     ChatDestinations,
     WebhookSender,
     WebhookAddressPolicy,
     HostResolver,
     { provide: CHAT_DELIVERY_OPTIONS, useValue: DEFAULT_CHAT_DELIVERY_OPTIONS },
   ],
-  exports: [ChatNotifier],
+  exports: [ChatNotifier, ChatBacklog],
 })
 export class ChatModule {}

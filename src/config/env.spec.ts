@@ -19,6 +19,8 @@ describe('validateEnv', () => {
       CHAT_WORKER_ENABLED: true,
       CHAT_WORKER_INTERVAL_MS: 2000,
       CHAT_DIGEST_CRON: '0 8 * * *',
+      EMAIL_JOB_RETENTION_DAYS: 30,
+      CHAT_NOTIFICATION_RETENTION_DAYS: 30,
     });
     expect(env.publicBaseUrl).toBe('http://localhost:3000');
   });
@@ -49,6 +51,9 @@ describe('validateEnv', () => {
     ['REDIS_URL', 'http://redis:6379'],
     ['REDIS_URL', 'redis://'],
     ['REDIS_URL', 'redis://redis:6379/cache'],
+    ['EMAIL_JOB_RETENTION_DAYS', '0'],
+    ['EMAIL_JOB_RETENTION_DAYS', 'forever'],
+    ['CHAT_NOTIFICATION_RETENTION_DAYS', '1'],
   ])('stops with a message naming %s for %p', (name, value) => {
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(InvalidEnvironmentError);
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(new RegExp(`${name}:`));

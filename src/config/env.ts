@@ -203,6 +203,26 @@ export class Env {
   @Max(86_400_000)
   EMAIL_WORKER_LEASE_MS = 300_000;
 
+  /**
+   * Days a completed or dead e-mail job is kept before MongoDB's TTL monitor removes it. Its idempotency key
+   * goes with it, so the same key enqueued later is a new job.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EMAIL_JOB_RETENTION_DAYS = 30;
+
+  /**
+   * Days a delivered or dead chat notification is kept. At least 2: the daily digest counts the
+   * notifications of the 24 hours before it runs.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(3650)
+  CHAT_NOTIFICATION_RETENTION_DAYS = 30;
+
   /** Requests per minute one client (IP) may make across all routes; some routes allow fewer. */
   @Transform(toInt)
   @IsInt()

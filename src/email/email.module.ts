@@ -10,7 +10,9 @@ import { BatchPlanners } from './jobs/batch-planners';
 import { EmailJobStore } from './jobs/email-job.store';
 import { EmailJobsController } from './jobs/email-jobs.controller';
 import { EmailJobsService } from './jobs/email-jobs.service';
+import { EmailQueueStatus } from './jobs/email-queue-status';
 import { EmailWorker } from './jobs/email-worker';
+import { JobRetention } from './jobs/job-retention';
 import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
 import { SendEmailHandler } from './jobs/send-email.handler';
 import { RecipientJobsService } from './jobs/recipient-jobs.service';
@@ -28,7 +30,8 @@ import { TrackingLinks } from './tracking/tracking-links';
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
  * `EmailService` (enqueue), `SuppressionService`, `BatchPlanners`, `RecipientJobsService` (a person's
- * jobs, for export and GDPR erasure), and for campaign mail `TrackingLinks` and `ClickTargets`, nothing else.
+ * jobs, for export and GDPR erasure), for campaign mail `TrackingLinks` and `ClickTargets`, and for the
+ * health probe `EmailQueueStatus`, nothing else.
  */
 @Module({
   imports: [
@@ -46,6 +49,8 @@ import { TrackingLinks } from './tracking/tracking-links';
     EmailJobStore,
     EmailJobsService,
     EmailWorker,
+    EmailQueueStatus,
+    JobRetention,
     SendEmailHandler,
     BatchPlanners,
     RecipientJobsService,
@@ -60,6 +65,7 @@ import { TrackingLinks } from './tracking/tracking-links';
   ],
   exports: [
     EmailService,
+    EmailQueueStatus,
     SuppressionService,
     BatchPlanners,
     RecipientJobsService,

@@ -20,6 +20,7 @@ import {
 } from './dto/feedback.dto';
 import { FeedbackService } from './feedback.service';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
 
 @ApiTags('Feedback')
 @Controller('admin/:appId/feedback')
@@ -34,7 +35,8 @@ export class FeedbackAdminController {
     summary: 'Counts of the app’s feedback by type and status',
   })
   @ApiOkEnvelope(FeedbackStats)
-  async stats(@Param('appId') appId: string) {
+  @ApiUnknownApp()
+  async stats(@Param('appId', KnownApp) appId: string) {
     return ok(await this.feedback.stats(appId));
   }
 
@@ -43,7 +45,8 @@ export class FeedbackAdminController {
   @ApiOperation({ operationId: 'listFeedback', summary: 'List the app’s feedback' })
   @ApiPageEnvelope(FeedbackView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
-  async list(@Param('appId') appId: string, @Query() query: ListFeedbackQuery) {
+  @ApiUnknownApp()
+  async list(@Param('appId', KnownApp) appId: string, @Query() query: ListFeedbackQuery) {
     const { items, pagination } = await this.feedback.list(appId, query);
     return page(items.map(toFeedbackView), pagination);
   }

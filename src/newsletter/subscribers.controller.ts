@@ -22,6 +22,7 @@ import {
 } from './dto/subscriber.dto';
 import { SubscriberImport } from './subscriber-import';
 import { SubscribersService } from './subscribers.service';
+import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
 
 /**
  * An import body: 10,000 entries of `{email, firstName, locale}` (three fields and the entry itself each)
@@ -47,7 +48,8 @@ export class SubscribersController {
     summary: "Counts of the app's subscriptions by status and by source",
   })
   @ApiOkEnvelope(SubscriberStats)
-  async stats(@Param('appId') appId: string) {
+  @ApiUnknownApp()
+  async stats(@Param('appId', KnownApp) appId: string) {
     return ok(await this.subscribers.stats(appId));
   }
 
@@ -59,7 +61,8 @@ export class SubscribersController {
   })
   @ApiPageEnvelope(SubscriberView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
-  async list(@Param('appId') appId: string, @Query() query: ListSubscribersQuery) {
+  @ApiUnknownApp()
+  async list(@Param('appId', KnownApp) appId: string, @Query() query: ListSubscribersQuery) {
     const { items, pagination } = await this.subscribers.list(appId, query);
     return page(
       items.map((contact) => toSubscriberView(contact, appId)),

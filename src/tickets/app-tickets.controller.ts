@@ -46,6 +46,7 @@ import { TicketStatsService } from './ticket-stats.service';
 import { TicketsService } from './tickets.service';
 import { AcceptsBody } from '../common/http/body/body-policy';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
 
 /** The app-scoped family: every query is filtered by the `{appId}` of the path. */
 @ApiTags('Tickets')
@@ -65,7 +66,8 @@ export class AppTicketsController {
   })
   @ApiOkEnvelope(TicketStatsView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
-  async getStats(@Param('appId') appId: string, @Query() query: TicketStatsQuery) {
+  @ApiUnknownApp()
+  async getStats(@Param('appId', KnownApp) appId: string, @Query() query: TicketStatsQuery) {
     return ok(await this.stats.stats(appId, query));
   }
 
@@ -94,7 +96,8 @@ export class AppTicketsController {
   })
   @ApiPageEnvelope(TicketView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
-  async list(@Param('appId') appId: string, @Query() query: ListAppTicketsQuery) {
+  @ApiUnknownApp()
+  async list(@Param('appId', KnownApp) appId: string, @Query() query: ListAppTicketsQuery) {
     const { items, pagination } = await this.tickets.list(appId, query);
     return page(items.map(toTicketView), pagination);
   }
@@ -103,7 +106,8 @@ export class AppTicketsController {
   @ApiOperation({ operationId: 'deleteTickets', summary: "Delete up to 100 of the app's tickets by id" })
   @ApiResponse({ status: HttpStatus.OK, description: 'Success', type: BulkDeleteResultSchema })
   @ApiErrors(HttpStatus.BAD_REQUEST)
-  async removeMany(@Param('appId') appId: string, @Body() dto: BulkDeleteTicketsDto) {
+  @ApiUnknownApp()
+  async removeMany(@Param('appId', KnownApp) appId: string, @Body() dto: BulkDeleteTicketsDto) {
     const deletedCount = await this.tickets.removeMany(appId, dto.ids);
     return { ...done(`${deletedCount} ticket(s) deleted`), deletedCount };
   }

@@ -20,6 +20,7 @@ import {
 } from './dto/want.dto';
 import { WantsService } from './wants.service';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
 
 @ApiTags('Wants')
 @Controller('admin/:appId/wants')
@@ -34,7 +35,8 @@ export class WantsAdminController {
     summary: 'Counts of the app’s wants by status, category and priority',
   })
   @ApiOkEnvelope(WantStats)
-  async stats(@Param('appId') appId: string) {
+  @ApiUnknownApp()
+  async stats(@Param('appId', KnownApp) appId: string) {
     return ok(await this.wants.stats(appId));
   }
 
@@ -43,7 +45,8 @@ export class WantsAdminController {
   @ApiOperation({ operationId: 'listWantsAdmin', summary: 'List the app’s wants (admin view)' })
   @ApiPageEnvelope(WantAdminView)
   @ApiErrors(HttpStatus.BAD_REQUEST)
-  async list(@Param('appId') appId: string, @Query() query: ListWantsQuery) {
+  @ApiUnknownApp()
+  async list(@Param('appId', KnownApp) appId: string, @Query() query: ListWantsQuery) {
     const { items, pagination } = await this.wants.list(appId, query);
     return page(items.map(toWantAdminView), pagination);
   }

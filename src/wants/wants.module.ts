@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AppsModule } from '../apps/apps.module';
 import { WantVote, WantVoteSchema } from './schemas/want-vote.schema';
 import { Want, WantSchema } from './schemas/want.schema';
 import { WantErasureListener } from './want-erasure.listener';
@@ -13,6 +14,7 @@ import { WantsService } from './wants.service';
       { name: Want.name, schema: WantSchema },
       { name: WantVote.name, schema: WantVoteSchema },
     ]),
+    AppsModule,
   ],
   controllers: [WantsPublicController, WantsAdminController],
   providers: [WantsService, WantErasureListener],

@@ -117,6 +117,7 @@ function runSchemathesis(
         FUZZ_BEARER_TOKEN: credentials.token,
         FUZZ_API_KEY: credentials.apiKey,
         FUZZ_PROTECTED_PATHS: JSON.stringify(credentials.protectedPaths),
+        FUZZ_APP_ID: APP_ID,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -34,7 +34,11 @@ const toDate = ({ value }: { value: unknown }) =>
   value === null || value === undefined ? value : typeof value === 'string' ? new Date(value) : value;
 
 export class CreateApiKeyDto {
-  @ApiProperty({ pattern: APP_ID_PATTERN.source, example: 'my-shop', description: 'An existing app' })
+  @ApiProperty({
+    pattern: APP_ID_PATTERN.source,
+    example: 'my-shop',
+    description: 'An existing app (404 otherwise)',
+  })
   @IsString()
   @Matches(APP_ID_PATTERN)
   @MaxLength(64)

@@ -12,6 +12,7 @@ import {
 } from 'class-validator';
 import { AllowedOriginsProperty } from '../../common/validation/allowed-origins.decorator';
 import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
+import { isReservedAppId, RESERVED_APP_IDS } from '../reserved-app-ids';
 import { APP_ID_PATTERN } from '../schemas/app.schema';
 
 export const APP_ID_MAX_LENGTH = 64;
@@ -76,6 +77,22 @@ function IsChannelMap(options?: ValidationOptions) {
   );
 }
 
+/** Not one of the words that fixed routes use where app routes put the app id (see reserved-app-ids.ts). */
+function IsNotReservedAppId(options?: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: 'isNotReservedAppId',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !isReservedAppId(value),
+        defaultMessage: () =>
+          `$property must not be a route name of the service (${RESERVED_APP_IDS.join(', ')}): ` +
+          'an app with that id would shadow those routes',
+      },
+    },
+    options,
+  );
+}
+
 /** The fields of an app record that an admin sets (everything but the fixed `id` and the generated key). */
 class AppFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 100 })
@@ -127,10 +144,16 @@ class AppFieldsDto {
 }
 
 export class CreateAppDto extends AppFieldsDto {
-  @ApiProperty({ pattern: APP_ID_PATTERN.source, maxLength: APP_ID_MAX_LENGTH, example: 'my-shop' })
+  @ApiProperty({
+    pattern: APP_ID_PATTERN.source,
+    maxLength: APP_ID_MAX_LENGTH,
+    example: 'my-shop',
+    description: `Not a route name of the service: ${RESERVED_APP_IDS.join(', ')}`,
+  })
   @IsString()
   @Matches(APP_ID_PATTERN)
   @MaxLength(APP_ID_MAX_LENGTH)
+  @IsNotReservedAppId()
   id: string;
 }
 

@@ -38,6 +38,7 @@ export class MagicLinkController {
   })
   @ApiDoneEnvelope()
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrorMessage(HttpStatus.NOT_FOUND, 'App not found', 'No active app has this `appId`')
   async request(@Body() dto: RequestMagicLinkDto): Promise<Done> {
     await this.magicLinks.request(dto.email, dto.appId);
     return done(SENT_MESSAGE);

@@ -1,5 +1,4 @@
 import {
-  BadRequestException,
   type BeforeApplicationShutdown,
   ForbiddenException,
   Injectable,
@@ -71,10 +70,9 @@ export class MagicLinkService implements BeforeApplicationShutdown {
     this.publicBaseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
-  /** 400 for an unknown or inactive app; otherwise the link is sent after the response (see the class). */
+  /** 404 for an unknown or inactive app; otherwise the link is sent after the response (see the class). */
   async request(email: string, appId: string): Promise<void> {
-    const app = await this.apps.findByAppId(appId);
-    if (!app || !app.active) throw new BadRequestException('appId does not name an active app');
+    const app = await this.apps.requireActiveApp(appId);
     const task = this.sendLink(app, email)
       .catch((error: unknown) => {
         // The response has gone; the person asks again. Logged without the address.

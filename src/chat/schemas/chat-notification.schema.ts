@@ -56,7 +56,10 @@ export class ChatNotification {
   @Prop({ type: String, enum: CHAT_DESTINATION_KINDS }) destination?: ChatDestinationKind;
   @Prop({ type: String, enum: WEBHOOK_FORMATS }) format?: WebhookFormat;
   @Prop() deliveredAt?: Date;
-  /** When a delivered or dead notification is removed (TTL index): the outbox is not an archive. */
+  /**
+   * When a delivered or dead notification is removed (TTL index, `CHAT_NOTIFICATION_RETENTION_DAYS`): the
+   * outbox is not an archive. Absent until then, so a notification still to deliver is never removed.
+   */
   @Prop() expiresAt?: Date;
 
   /** `<_id>.<attempts>` while claimable: a worker claims by this key alone (as the e-mail queue does). */
@@ -82,4 +85,5 @@ ChatNotificationSchema.index({ status: 1, leaseExpiresAt: 1 });
 ChatNotificationSchema.index({ email: 1 }, { sparse: true });
 // ChatOutboxStore.countEvents (the daily digest): event (equality, a few values), then the createdAt range.
 ChatNotificationSchema.index({ event: 1, createdAt: 1 });
+// Retention: an ended notification is removed at its `expiresAt` (`CHAT_NOTIFICATION_RETENTION_DAYS`).
 ChatNotificationSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });

@@ -16,6 +16,14 @@ import { builtInWelcome, WELCOME_TEMPLATE, welcomeVariables } from './welcome-em
 /** Transactional mail goes before campaign mail in the queue. */
 const WELCOME_PRIORITY = 10;
 
+/** How long after subscribing a repeated signup may still be the retry of one that failed midway. */
+const WELCOME_RETRY_WINDOW_MS = 86_400_000;
+
+const subscribedWithinRetryWindow = (contact: Contact, appId: string) => {
+  const since = contact.subscriptions.find((subscription) => subscription.appId === appId)?.subscribedAt;
+  return since !== undefined && Date.now() - since.getTime() < WELCOME_RETRY_WINDOW_MS;
+};
+
 export interface SignupContext {
   ip: string;
 }
@@ -64,12 +72,16 @@ export class JoinlistService {
     const contactId = String(contact._id);
     const unsubscribeUrl = this.unsubscribeLinks.url({ contactId, appId: app.id });
 
-    // Enqueued on every signup, not only the first: the idempotency key makes a repeat a no-op, and a
-    // signup whose first request failed after storing the person still gets its welcome on the retry.
-    await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl), {
-      idempotencyKey: `welcome:${app.id}:${contactId}`,
-      priority: WELCOME_PRIORITY,
-    });
+    // Enqueued on a new subscription and on repeats within a day of it, not only the first request: the
+    // idempotency key makes a repeat a no-op, and a signup whose first request failed after storing the
+    // person still gets its welcome on the retry. Later repeats enqueue nothing: the first welcome's job,
+    // and with it its key, may have expired (EMAIL_JOB_RETENTION_DAYS is at least one day).
+    if (!alreadySubscribed || subscribedWithinRetryWindow(contact, app.id)) {
+      await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl), {
+        idempotencyKey: `welcome:${app.id}:${contactId}`,
+        priority: WELCOME_PRIORITY,
+      });
+    }
     if (!alreadySubscribed) {
       this.events.emit(
         SignupEvents.NewsletterSignup,

@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation, type WriteError } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { JobRetention } from './job-retention';
 import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
 
 export interface NewJob {
@@ -58,7 +59,10 @@ export const LAPSED_DELIVERY_ERROR =
  */
 @Injectable()
 export class EmailJobStore {
-  constructor(@InjectModel(EmailJob.name) private readonly model: Model<EmailJob>) {}
+  constructor(
+    @InjectModel(EmailJob.name) private readonly model: Model<EmailJob>,
+    private readonly retention: JobRetention,
+  ) {}
 
   private get collection() {
     return this.model.collection;
@@ -185,6 +189,7 @@ export class EmailJobStore {
         update: {
           $set: {
             ...outcomeFields(outcome, now),
+            ...(outcome.status === 'failed' ? {} : { expiresAt: this.retention.expiresAt(now) }),
             ...(outcome.status === 'failed' ? { claimKey: claimKeyOf(id, attempts) } : {}),
             updatedAt: now,
           },
@@ -216,7 +221,13 @@ export class EmailJobStore {
       const result = await this.collection.updateOne(
         { lockToken: send.lockToken },
         {
-          $set: { status: 'dead', lastError: LAPSED_DELIVERY_ERROR, completedAt: now, updatedAt: now },
+          $set: {
+            status: 'dead',
+            lastError: LAPSED_DELIVERY_ERROR,
+            completedAt: now,
+            expiresAt: this.retention.expiresAt(now),
+            updatedAt: now,
+          },
           $unset: { lockToken: '', leaseExpiresAt: '' },
         },
       );

@@ -48,6 +48,8 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly rate: RateLimiter;
   private run: Promise<WorkerRunSummary> | null = null;
   private stopping = false;
+  /** When this process's last run ended (reported by `/health`); null before the first. */
+  private lastRunEndedAt: Date | null = null;
 
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
@@ -80,6 +82,10 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     await this.run?.catch(() => undefined);
   }
 
+  get lastRunAt(): Date | null {
+    return this.lastRunEndedAt;
+  }
+
   private tick(): void {
     if (this.run || this.stopping) return;
     this.processDueJobs().catch((error: unknown) => {
@@ -94,6 +100,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   processDueJobs(): Promise<WorkerRunSummary> {
     this.run ??= this.runOnce().finally(() => {
       this.run = null;
+      this.lastRunEndedAt = new Date();
     });
     return this.run;
   }

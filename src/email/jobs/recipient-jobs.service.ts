@@ -6,6 +6,7 @@ import { Model } from 'mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
 import { ContactEvents, type ContactErasedEvent } from '../../contacts/contact.events';
 import type { EmailMessage } from './email-message';
+import { JobRetention } from './job-retention';
 import {
   CLAIMABLE_STATUSES,
   EmailJob,
@@ -42,7 +43,10 @@ const MAX_SCRUB_ROUNDS = 5;
  */
 @Injectable()
 export class RecipientJobsService {
-  constructor(@InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>) {}
+  constructor(
+    @InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>,
+    private readonly retention: JobRetention,
+  ) {}
 
   private get collection() {
     return this.jobs.collection;
@@ -136,7 +140,13 @@ export class RecipientJobsService {
     await this.collection.updateMany(
       { 'payload.to': address, status: { $in: [...CLAIMABLE_STATUSES] } },
       {
-        $set: { status: 'dead', lastError: ERASED_RECIPIENT_ERROR, completedAt: now, updatedAt: now },
+        $set: {
+          status: 'dead',
+          lastError: ERASED_RECIPIENT_ERROR,
+          completedAt: now,
+          expiresAt: this.retention.expiresAt(now),
+          updatedAt: now,
+        },
         $unset: { claimKey: '' },
       },
     );
@@ -171,7 +181,12 @@ export class RecipientJobsService {
         updateOne: {
           filter: { _id: plan._id, status: { $in: [...CLAIMABLE_STATUSES] } },
           update: {
-            $set: { status: 'dead', lastError: ERASED_RECIPIENT_ERROR, completedAt: now },
+            $set: {
+              status: 'dead',
+              lastError: ERASED_RECIPIENT_ERROR,
+              completedAt: now,
+              expiresAt: this.retention.expiresAt(now),
+            },
             $unset: { claimKey: '' },
           },
         },

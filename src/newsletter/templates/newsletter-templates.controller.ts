@@ -13,6 +13,7 @@ import {
   UpdateNewsletterTemplateDto,
 } from './dto/newsletter-template.dto';
 import { NewsletterTemplatesService } from './newsletter-templates.service';
+import { ApiUnknownApp, KnownApp } from '../../apps/known-app.pipe';
 
 /** An app's newsletter templates (DESIGN "Roles": GET for every role, writes for `user` and `admin`). */
 @ApiTags('Newsletter')
@@ -28,7 +29,8 @@ export class NewsletterTemplatesController {
     summary: "The app's newsletter templates, newest first",
   })
   @ApiOkEnvelope(NewsletterTemplateView, { isArray: true })
-  async list(@Param('appId') appId: string) {
+  @ApiUnknownApp()
+  async list(@Param('appId', KnownApp) appId: string) {
     return ok((await this.templates.list(appId)).map(toNewsletterTemplateView));
   }
 

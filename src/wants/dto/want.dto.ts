@@ -153,7 +153,8 @@ export function toWantAdminView(want: Want): WantAdminView {
     status: want.status,
     priority: want.priority,
     voteCount: want.voteCount,
-    authorEmail: want.authorEmail,
+    // Omitted when absent: a create with `authorEmail: null` (allowed as "not given") stores null.
+    authorEmail: want.authorEmail ?? undefined,
     createdAt: want.createdAt,
     updatedAt: want.updatedAt,
   };

@@ -42,6 +42,8 @@ export class EmailJob {
   @Prop({ required: true }) scheduledAt: Date;
   @Prop() startedAt?: Date;
   @Prop() completedAt?: Date;
+  /** Set when the job ends (`completed` or `dead`): the TTL index removes it then (`EMAIL_JOB_RETENTION_DAYS`). */
+  @Prop() expiresAt?: Date;
   /**
    * `<_id>.<attempts>` while the job may be claimed (pending or failed), absent otherwise. A worker claims
    * by this key alone, a single lookup in a unique index, and the attempt count in it stops a stale scan
@@ -73,3 +75,5 @@ EmailJobSchema.index({ type: 1, status: 1, createdAt: -1 });
 EmailJobSchema.index({ messageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
 EmailJobSchema.index({ 'payload.to': 1, createdAt: 1 });
+// Retention: a finished job is removed at its `expiresAt` (absent, so never removed, until it ends).
+EmailJobSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0, sparse: true });
