@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     join(PROJECT_ROOT, 'dist'),
     withDatabaseName(database.uri, 'bench_pipeline'),
     nodeArgs,
-    { LOG_LEVEL: 'info' },
+    { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
   );
   // About the size of the service's answers here (the 404 envelope, the liveness record, /auth/me).
   const bare = await startBareFastify({
