@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureApp, createFastifyAdapter } from './app.setup';
-import { bootLogger, flushLogs } from './common/logging/log-stream';
+import { bootLogger } from './common/logging/log-stream';
 import { ServiceLogger } from './common/logging/service-logger';
 import type { AppConfig } from './config/env';
 import { indexesReady } from './database/indexes-ready';
@@ -39,7 +39,6 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   bootLogger().fatal(error instanceof Error ? error.message : String(error), 'Main');
-  flushLogs();
   // Whatever the failed start left open (a database connection, the embedded database) must not keep it alive.
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
-import { bootLogger, flushLogs } from './common/logging/log-stream';
+import { bootLogger } from './common/logging/log-stream';
 import { ServiceLogger } from './common/logging/service-logger';
 import { indexesReady } from './database/indexes-ready';
 
@@ -31,6 +31,5 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   bootLogger().fatal(error instanceof Error ? error.message : String(error), 'Worker');
-  flushLogs();
   process.exit(1);
 });

@@ -4,7 +4,6 @@ import {
   Logger,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { flushLogs } from './log-stream';
 
 /** The lines that frame a shutdown: what began it, and that it finished (in-flight work done, connections closed). */
 @Injectable()
@@ -21,6 +20,5 @@ export class LifecycleLog implements BeforeApplicationShutdown, OnApplicationShu
 
   onApplicationShutdown(): void {
     this.logger.log(`Stopped after ${Date.now() - this.startedAt} ms`);
-    flushLogs();
   }
 }
