@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation, type WriteError } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
+import type { SentMessage } from '../events/sent-message';
 import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
 
 export interface NewJob {
@@ -45,6 +46,8 @@ export interface FinishedJob {
   outcome: JobOutcome;
   /** The campaign of an `email.send` job, whose statistics count its final outcome. */
   campaignId?: string | null;
+  /** Who an `email.send` job's message is for: its `sent` event names them (SentEvents). */
+  message?: SentMessage;
 }
 
 export const LAPSED_DELIVERY_ERROR =
