@@ -183,7 +183,7 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       const unknownType = await deliver(providerEvent('email.scheduled', messageId));
       expect(unknownType.body).toEqual({ success: true, processed: false, eventId: null });
       const unknownMessage = await deliver(
-        providerEvent('email.delivered', `${new Types.ObjectId()}@x.test`),
+        providerEvent('email.delivered', `${String(new Types.ObjectId())}@x.test`),
       );
       expect(unknownMessage.body).toEqual({ success: true, processed: false, eventId: null });
       expect((await deliver(JSON.stringify([1, 2]))).body.processed).toBe(false);
@@ -453,7 +453,13 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       expect((await list({ type: 'sent', contactId })).data).toEqual([
         expect.objectContaining({ type: 'sent', contactId, campaignId: id, messageId, appId }),
       ]);
-      for (const bad of [{ type: 'nope' }, { contactId: 'x' }, { messageId: 'a b' }, { limit: '0' }]) {
+      const badFilters: Record<string, string>[] = [
+        { type: 'nope' },
+        { contactId: 'x' },
+        { messageId: 'a b' },
+        { limit: '0' },
+      ];
+      for (const bad of badFilters) {
         const res = await viewer.http.get('/admin/email-events', { query: bad });
         expect(res.status).toBe(400);
         expect(res.body.error).toMatch(new RegExp(Object.keys(bad)[0]));
@@ -463,7 +469,7 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       expect(byMessage.status).toBe(200);
       expect(byMessage.body.data.map((e: { type: string }) => e.type)).toEqual(['sent', 'delivered']);
       expect(
-        (await viewer.http.get(`/admin/email-events/message/${new Types.ObjectId()}@x.test`)).status,
+        (await viewer.http.get(`/admin/email-events/message/${String(new Types.ObjectId())}@x.test`)).status,
       ).toBe(404);
       expect((await t.http.get('/admin/email-events')).status).toBe(401);
       expect((await viewer.http.get('/admin/email-events/analytics/contacts/not-an-id')).status).toBe(404);

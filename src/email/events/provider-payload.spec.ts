@@ -24,7 +24,7 @@ describe('readProviderPayload', () => {
     ['an array', [1]],
     ['a string', 'email.delivered'],
   ])('ignores %s', (_label, payload) => {
-    expect(read(payload)).toEqual({ ignored: expect.any(String) });
+    expect(read(payload)).toEqual({ ignored: expect.any(String) as string });
   });
 
   it('takes a bounce as hard unless the provider says transient', () => {

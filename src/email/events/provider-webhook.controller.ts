@@ -2,6 +2,7 @@ import { BadRequestException, Body, Controller, HttpCode, HttpStatus, Post } fro
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../../common/auth/public.decorator';
+import { AcceptsBody, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
 import {
   SignedWebhook,
   type SignedWebhookMessage,
@@ -39,13 +40,14 @@ export class ProviderWebhookController {
   @Post('cold-provider')
   @HttpCode(HttpStatus.OK)
   @Public()
+  @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @ApiOperation({
     operationId: 'receiveColdProviderEvent',
     summary: 'Cold provider webhook: accepts any JSON object, stores nothing (placeholder)',
   })
   @ApiBody({ schema: PROVIDER_EVENT_BODY })
   @ApiOkResponse({ type: ColdProviderResultView })
-  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.PAYLOAD_TOO_LARGE)
   cold(@Body() body: unknown): ColdProviderResultView {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new BadRequestException('The body must be a JSON object');
