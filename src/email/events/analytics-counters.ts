@@ -162,9 +162,9 @@ export class AnalyticsCounters {
   }
 
   /**
-   * Adds people to their campaign's recipients list (or their events to their entry). A new entry is
-   * inserted first, then given the next slots of its campaign, so a slot is taken only by an entry that
-   * exists (no gaps in the pages), however many writers race.
+   * Adds people to their campaign's recipients list (or their events to their entry): one upsert per person
+   * by `_id`. A new entry (upserted now) then gets the next slots of its campaign, so a slot is taken only
+   * by an entry that exists (no gaps in the pages), however many writers race.
    */
   private async listRecipients(events: StoredEvent[]): Promise<void> {
     const entries = new Map<string, CampaignRecipient>();
@@ -193,21 +193,22 @@ export class AnalyticsCounters {
     }
     if (entries.size === 0) return;
     const all = [...entries.values()];
-    const inserted = await insertedIndexes(this.recipients.collection, all);
-    const known = all.filter((_, i) => !inserted.has(i));
-    await this.bulk(
-      this.recipients,
-      known.map((entry) => ({
+    const result = await (this.recipients.collection as unknown as Collection<KeyedDoc>).bulkWrite(
+      all.map((entry) => ({
         updateOne: {
           filter: { _id: entry._id },
           update: {
             $addToSet: { events: { $each: entry.events } },
             $set: { lastEvent: entry.lastEvent, lastEventAt: entry.lastEventAt },
+            $setOnInsert: { campaignId: entry.campaignId, contactId: entry.contactId },
           },
+          upsert: true,
         },
       })),
+      { ordered: false },
     );
-    await this.giveSlots(all.filter((_, i) => inserted.has(i)));
+    const created = Object.keys(result.upsertedIds).map(Number);
+    await this.giveSlots(created.map((index) => all[index]));
   }
 
   private async giveSlots(entries: CampaignRecipient[]): Promise<void> {
