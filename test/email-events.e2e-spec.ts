@@ -408,6 +408,9 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       const request = signed(body);
       await post(body, request.headers);
       await post(body, request.headers);
+      // The provider's own `email.sent` is listed, not counted on top of the worker's `sent`.
+      const providerSent = await deliver(providerEvent('email.sent', await messageIdOf(id, 'a@example.com')));
+      expect(providerSent.body.processed).toBe(true);
       const contactId = await contactIdOf('a@example.com');
       const event = {
         _id: new Types.ObjectId(),

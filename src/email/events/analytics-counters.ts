@@ -4,6 +4,7 @@ import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
 import { Model } from 'mongoose';
 import { insertedIndexes } from '../../common/database/inserted-indexes';
 import type { EmailEvent } from '../tracking/schemas/email-event.schema';
+import { PRIMARY_PROVIDER } from './provider-payload';
 import {
   CampaignCounters,
   CampaignRecipient,
@@ -272,6 +273,9 @@ function isHumanAction(event: StoredEvent): boolean {
 
 /** The counters one event adds 1 to (see CounterName). */
 export function counterNames(event: StoredEvent, firstHumanAction: boolean): CounterName[] {
+  // The worker records every message it hands over as `sent`: the provider's `email.sent` for the same
+  // message is stored and listed, not counted a second time.
+  if (event.type === 'sent' && event.provider === PRIMARY_PROVIDER) return [];
   if (event.type === 'opened' && event.automated) return ['automatedOpened'];
   if (event.type === 'clicked' && event.automated) return ['automatedClicked'];
   const names: CounterName[] = [event.type];

@@ -8,6 +8,7 @@ import type { SentMessageRecord } from '../jobs/sent-message-lookup';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { BounceType } from '../tracking/schemas/email-event.schema';
 import { EmailEventLedger } from './email-event-ledger';
+import { PRIMARY_PROVIDER } from './provider-payload';
 
 /** What a bounce or complaint is about. */
 export interface ProtectiveEvent {
@@ -125,7 +126,7 @@ export class ProviderEffects {
         contactId,
         messageId: event.messageId,
         campaignId: event.message.campaignId,
-        provider: 'primary',
+        provider: PRIMARY_PROVIDER,
         type: 'unsubscribed',
         userAgent: null,
         automated: false,

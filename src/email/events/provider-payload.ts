@@ -1,6 +1,9 @@
 import { looksAutomated, USER_AGENT_MAX } from '../tracking/automated';
 import type { BounceType, EmailEventType } from '../tracking/schemas/email-event.schema';
 
+/** The `provider` of the primary provider's events. */
+export const PRIMARY_PROVIDER = 'primary';
+
 /** The primary provider's event types (Resend's names) and the event each becomes. */
 const PROVIDER_TYPES: Record<string, EmailEventType> = {
   'email.sent': 'sent',

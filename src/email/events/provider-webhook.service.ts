@@ -7,16 +7,13 @@ import { SentMessageLookup } from '../jobs/sent-message-lookup';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailEventLedger } from './email-event-ledger';
 import { ProviderEffects } from './provider-effects';
-import { readProviderPayload } from './provider-payload';
+import { PRIMARY_PROVIDER, readProviderPayload } from './provider-payload';
 import { WebhookReceipt } from './schemas/analytics.schemas';
 
 export interface WebhookOutcome {
   processed: boolean;
   eventId: string | null;
 }
-
-/** The `provider` of the primary provider's events. */
-export const PRIMARY_PROVIDER = 'primary';
 
 /**
  * Ingests the primary provider's signed webhooks (DESIGN "Provider webhook"). A delivery is processed once:
