@@ -54,6 +54,16 @@ function signed(body: string, options: SignOptions = {}) {
   };
 }
 
+/** Chat notices are stored off the request (ChatNotifier.notify does not wait): poll for them. */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 5_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const providerEvent = (type: string, emailId: string, data: Record<string, unknown> = {}) =>
   JSON.stringify({ type, created_at: new Date().toISOString(), data: { email_id: emailId, ...data } });
 
@@ -226,7 +236,11 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       const person = await contacts.findOne({ email: 'bouncy@example.com' }).lean<Contact>().orFail().exec();
       expect(person.subscriptions.find((s) => s.appId === appId)?.status).toBe('bounced');
       expect(person.consentHistory.at(-1)).toMatchObject({ category: 'blog', status: false, appId });
-      expect(await chat.findOne({ event: 'email.bounced', appId }).lean().exec()).toMatchObject({
+      const notice = await eventually(
+        () => chat.findOne({ event: 'email.bounced', appId }).lean().exec(),
+        (found) => found !== null,
+      );
+      expect(notice).toMatchObject({
         channel: 'email',
         data: expect.objectContaining({ email: 'bouncy@example.com' }),
       });
@@ -255,7 +269,8 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       });
       const angry = await contacts.findOne({ email: 'angry@example.com' }).lean<Contact>().orFail().exec();
       expect(angry.subscriptions.find((s) => s.appId === appId)?.status).toBe('unsubscribed');
-      expect(await chat.countDocuments({ event: 'email.complained' })).toBe(1);
+      const complaints = () => chat.countDocuments({ event: 'email.complained' }).exec();
+      expect(await eventually(complaints, (n) => n > 0)).toBe(1);
       const analytics = await viewer.http.get(`/admin/email-events/analytics/campaigns/${id}`);
       expect(analytics.body.data).toMatchObject({
         bounced: 1,
@@ -521,7 +536,8 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       await deliver(providerEvent('email.complained', await messageIdOf(id, people[3])));
       const held = await admin.http.get(`/admin/${appId}/newsletter/campaigns/${id}`);
       expect(held.body.data.heldReason).toMatch(/complaint/);
-      expect(await chat.countDocuments({ event: 'email.campaign_held', appId })).toBe(1);
+      const heldNotices = () => chat.countDocuments({ event: 'email.campaign_held', appId }).exec();
+      expect(await eventually(heldNotices, (n) => n > 0)).toBe(1);
 
       // A message queued after the hold is held too; nothing of the campaign is sent.
       await email.enqueueEmail({
