@@ -19,6 +19,7 @@ import { AppConfigModule } from './config/config.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { type DatabaseOptions, DatabaseModule } from './database/database.module';
 import { EmailModule } from './email/email.module';
+import { EmailEventsModule } from './email/events/email-events.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { NewsletterModule } from './newsletter/newsletter.module';
@@ -44,6 +45,7 @@ import { WantsModule } from './wants/wants.module';
     TicketsModule,
     ApiKeysModule,
     EmailModule,
+    EmailEventsModule,
     ContactsModule,
     MagicLinkModule,
     ChatModule,

@@ -2,6 +2,8 @@
 export const EmailEvents = {
   /** Some `email.send` jobs of one campaign reached a final state (one event per campaign per outcome batch). */
   CampaignMessagesFinished: 'email.campaign.messagesFinished',
+  /** The complaint guard held a campaign's remaining messages; its owner shows why (`CampaignHeldEvent`). */
+  CampaignHeld: 'email.campaign.held',
 } as const;
 
 /**
@@ -13,4 +15,13 @@ export interface CampaignMessagesFinishedEvent {
   campaignId: string;
   sent: number;
   failed: number;
+}
+
+/** The complaint guard held a campaign's remaining messages (EmailEvents.CampaignHeld). */
+export interface CampaignHeldEvent {
+  campaignId: string;
+  appId: string | null;
+  /** Why, in words an admin reads on the campaign. */
+  reason: string;
+  heldAt: Date;
 }

@@ -1,11 +1,17 @@
-import { ContactEmailEvents } from './tracking/contact-email-events';
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConfigService } from '@nestjs/config';
 import { mailTransportProvider } from './delivery/mail-transport.provider';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
+import { AnalyticsCounters } from './events/analytics-counters';
+import { EmailEventLedger } from './events/email-event-ledger';
+import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
+import { SentEvents } from './events/sent-events';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
+import { CampaignHolds } from './jobs/campaign-holds';
+import { SentMessageLookup } from './jobs/sent-message-lookup';
+import { CampaignHold, CampaignHoldSchema } from './jobs/schemas/campaign-hold.schema';
 import { BatchPlanners } from './jobs/batch-planners';
 import { EmailJobStore } from './jobs/email-job.store';
 import { EmailJobsController } from './jobs/email-jobs.controller';
@@ -22,6 +28,7 @@ import { SuppressionService } from './suppression/suppression.service';
 import { EmailTemplatesModule } from './templates/email-templates.module';
 import { EmailTemplatesService } from './templates/email-templates.service';
 import { ClickTargets } from './tracking/click-targets';
+import { ContactEmailEvents } from './tracking/contact-email-events';
 import { EmailEvent, EmailEventSchema } from './tracking/schemas/email-event.schema';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingEvents } from './tracking/tracking-events';
@@ -29,9 +36,10 @@ import { TrackingLinks } from './tracking/tracking-links';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue), `SuppressionService`, `BatchPlanners`, `RecipientJobsService` (a person's
- * jobs, for export and GDPR erasure), for campaign mail `TrackingLinks` and `ClickTargets`, and for the
- * health probe `EmailQueueStatus`, nothing else.
+ * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `BatchPlanners`,
+ * `RecipientJobsService` (a person's jobs, for export and GDPR erasure), for campaign mail `TrackingLinks`
+ * and `ClickTargets`, for the health probe `EmailQueueStatus`; the e-mail events module
+ * (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
  */
 @Module({
   imports: [
@@ -39,6 +47,8 @@ import { TrackingLinks } from './tracking/tracking-links';
       { name: EmailJob.name, schema: EmailJobSchema },
       { name: Suppression.name, schema: SuppressionSchema },
       { name: EmailEvent.name, schema: EmailEventSchema },
+      { name: CampaignHold.name, schema: CampaignHoldSchema },
+      ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
   ],
@@ -59,6 +69,11 @@ import { TrackingLinks } from './tracking/tracking-links';
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
+    AnalyticsCounters,
+    EmailEventLedger,
+    SentEvents,
+    CampaignHolds,
+    SentMessageLookup,
     mailTransportProvider,
     { provide: EMAIL_TEMPLATE_SOURCE, useExisting: EmailTemplatesService },
     { provide: EMAIL_WORKER_OPTIONS, inject: [ConfigService], useFactory: workerOptionsFromConfig },
@@ -73,6 +88,9 @@ import { TrackingLinks } from './tracking/tracking-links';
     EmailTemplatesModule,
     TrackingLinks,
     ClickTargets,
+    EmailEventLedger,
+    CampaignHolds,
+    SentMessageLookup,
   ],
 })
 export class EmailModule {}

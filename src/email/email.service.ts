@@ -1,6 +1,7 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { BatchPlan } from './jobs/batch-plan';
+import { CampaignHolds } from './jobs/campaign-holds';
 import { assertSendable, type EmailMessage, type EnqueueOptions } from './jobs/email-message';
 import { assertRecipientsPlan, type RecipientsPlan } from './jobs/recipients-plan';
 import { EmailJobStore, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
@@ -15,7 +16,10 @@ export const MAX_ENQUEUE_BATCH = 5_000;
  */
 @Injectable()
 export class EmailService {
-  constructor(private readonly store: EmailJobStore) {}
+  constructor(
+    private readonly store: EmailJobStore,
+    private readonly holds: CampaignHolds,
+  ) {}
 
   async enqueueEmail(message: EmailMessage, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
     const [job] = await this.enqueueEmails([{ message, options }]);
@@ -28,7 +32,7 @@ export class EmailService {
       throw new BadRequestException(`At most ${MAX_ENQUEUE_BATCH} messages per call; use a batch plan`);
     }
     for (const { message, options } of items) assertSendable(message, options);
-    return this.store.insert(
+    const jobs = await this.store.insert(
       items.map(({ message, options = {} }) =>
         newJob(
           'email.send',
@@ -40,6 +44,19 @@ export class EmailService {
         ),
       ),
     );
+    // A campaign held by the complaint guard while its plan still runs: what the plan adds is held too.
+    await this.holds.holdIfHeld(
+      items.flatMap(({ message }) => (message.campaignId ? [message.campaignId] : [])),
+    );
+    return jobs;
+  }
+
+  /**
+   * Releases a campaign held by the complaint guard: its held messages are due again, and the guard does
+   * not hold it a second time. Returns how many messages were released.
+   */
+  releaseCampaign(campaignId: string): Promise<number> {
+    return this.holds.release(campaignId);
   }
 
   /** How many messages a campaign has in the queue (its plan's exact total, once the plan has run). */

@@ -31,7 +31,7 @@ export function WebhookSignature() {
     AcceptsBody({ rawBody: true }),
     header('webhook-id', 'Message id'),
     header('webhook-timestamp', 'Unix seconds when the message was signed'),
-    header('webhook-signature', 'v1,<base64 HMAC-SHA256 of id.timestamp.body>'),
+    header('webhook-signature', '`v1,<base64 HMAC-SHA256 of id.timestamp.body>`'),
     ApiErrors(HttpStatus.UNAUTHORIZED),
   );
 }

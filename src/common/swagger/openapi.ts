@@ -73,6 +73,23 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
     notFound: 'E-mail job not found',
   },
   {
+    name: 'E-mail events',
+    description:
+      'Raw e-mail events (sent, delivered, opened, clicked, bounced, …) by filter, message or campaign',
+    notFound: 'No events for this message',
+  },
+  {
+    name: 'E-mail analytics',
+    description:
+      'Campaign, recipient, person and overall e-mail figures, read from counters kept as events arrive',
+    notFound: 'Campaign not found',
+  },
+  {
+    name: 'Webhooks',
+    description:
+      'Receivers of e-mail providers’ lifecycle events (Standard Webhooks signature on the primary one)',
+  },
+  {
     name: 'Contacts',
     description:
       'People across apps: consent per category and its history, opt-out, data export, GDPR delete',

@@ -4,6 +4,7 @@ import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation, type WriteEr
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { JobRetention } from './job-retention';
+import type { SentMessage } from '../events/sent-message';
 import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
 
 export interface NewJob {
@@ -46,6 +47,8 @@ export interface FinishedJob {
   outcome: JobOutcome;
   /** The campaign of an `email.send` job, whose statistics count its final outcome. */
   campaignId?: string | null;
+  /** Who an `email.send` job's message is for: its `sent` event names them (SentEvents). */
+  message?: SentMessage;
 }
 
 export const LAPSED_DELIVERY_ERROR =

@@ -11,6 +11,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../config/env';
 import { EmailEvents, type CampaignMessagesFinishedEvent } from '../email.events';
+import { SentEvents, sentMessageOf } from '../events/sent-events';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { BatchPlan } from './batch-plan';
 import { retryDelayMs } from './backoff';
@@ -59,6 +60,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly planners: BatchPlanners,
     private readonly scheduler: SchedulerRegistry,
     private readonly events: EventEmitter2,
+    private readonly sentEvents: SentEvents,
     @Inject(EMAIL_WORKER_OPTIONS) private readonly options: EmailWorkerOptions,
   ) {
     this.rate = new RateLimiter(options.ratePerSecond);
@@ -145,6 +147,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       summary,
       this.logger,
       (event) => this.campaignMessagesFinished(event),
+      this.sentEvents,
     );
     let claimed = 0;
     const feed = new ClaimFeed(due, this.options.concurrency, async (batch) => {
@@ -169,6 +172,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
           lockToken,
           outcome,
           campaignId: job.type === 'email.send' ? job.campaignId : null,
+          message: sentMessageOf(job),
         });
       }
     };
@@ -276,6 +280,7 @@ class FinishBuffer {
     private readonly summary: WorkerRunSummary,
     private readonly logger: Logger,
     private readonly campaignMessagesFinished: (event: CampaignMessagesFinishedEvent) => Promise<void>,
+    private readonly sentEvents: SentEvents,
   ) {}
 
   async add(job: FinishedJob): Promise<void> {
@@ -298,6 +303,8 @@ class FinishBuffer {
       const reaped = await this.store.reapedAmong(batch.map((job) => job.id));
       ours = batch.filter((job) => !reaped.has(String(job.id)));
     }
+    // Buffered, not written here: the slots never wait for the events' insert.
+    this.sentEvents.record(ours);
     for (const event of campaignTallies(ours)) await this.campaignMessagesFinished(event);
   }
 }

@@ -1,4 +1,6 @@
 import type { Model } from 'mongoose';
+import type { AnalyticsCounters } from '../events/analytics-counters';
+import { EmailEventLedger } from '../events/email-event-ledger';
 import type { EmailEvent } from './schemas/email-event.schema';
 import { type TrackingEvent, TrackingEvents } from './tracking-events';
 
@@ -12,7 +14,13 @@ function scriptedCollection(script: ((docs: { _id: unknown }[]) => void)[]) {
     return Promise.resolve();
   });
   const model = { collection: { insertMany } } as unknown as Model<EmailEvent>;
-  return { model, stored, insertMany };
+  const countOrLog = jest.fn((events: { _id: unknown }[]) => {
+    counted.push(...events.map((e) => String(e._id)));
+    return Promise.resolve();
+  });
+  const counted: string[] = [];
+  const ledger = new EmailEventLedger(model, { countOrLog } as unknown as AnalyticsCounters);
+  return { ledger, stored, insertMany, counted };
 }
 
 const event = (contactId: string): TrackingEvent => ({
@@ -29,31 +37,60 @@ const event = (contactId: string): TrackingEvent => ({
 
 describe('TrackingEvents', () => {
   it('keeps a batch the database refused and writes it with the next flush', async () => {
-    const { model, stored } = scriptedCollection([
+    const { ledger, stored, counted } = scriptedCollection([
       () => {
         throw new Error('connection reset');
       },
     ]);
-    const events = new TrackingEvents(model);
+    const events = new TrackingEvents(ledger);
     events.record(event('p1'));
     events.record(event('p2'));
     await events.flush();
     expect(stored.size).toBe(0);
     await events.flush();
     expect(stored.size).toBe(2);
+    expect(counted).toHaveLength(2);
+  });
+
+  it('counts the events a partly refused batch did write, and not again when the retry finds them', async () => {
+    const { ledger, stored, counted } = scriptedCollection([
+      (docs) => {
+        stored.set(String(docs[0]._id), docs[0]);
+        throw Object.assign(new Error('disk full'), { writeErrors: [{ code: 14031, index: 1 }] });
+      },
+      (docs) => {
+        stored.set(String(docs[1]._id), docs[1]);
+        throw Object.assign(new Error('E11000'), { writeErrors: [{ code: 11000, index: 0 }] });
+      },
+    ]);
+    const events = new TrackingEvents(ledger);
+    events.record(event('p1'));
+    events.record(event('p2'));
+    await events.flush();
+    expect(counted).toHaveLength(1);
+    await events.flush();
+    expect(stored.size).toBe(2);
+    expect(counted).toHaveLength(2);
+    expect(new Set(counted).size).toBe(2);
   });
 
   it('takes a retry refused only for duplicate ids as written, without requeueing', async () => {
-    const { model, insertMany } = scriptedCollection([
+    const { ledger, insertMany, counted } = scriptedCollection([
       () => {
-        throw Object.assign(new Error('E11000'), { writeErrors: [{ code: 11000 }, { code: 11000 }] });
+        throw Object.assign(new Error('E11000'), {
+          writeErrors: [
+            { code: 11000, index: 0 },
+            { code: 11000, index: 1 },
+          ],
+        });
       },
     ]);
-    const events = new TrackingEvents(model);
+    const events = new TrackingEvents(ledger);
     events.record(event('p1'));
     events.record(event('p2'));
     await events.flush();
     await events.flush();
     expect(insertMany).toHaveBeenCalledTimes(1);
+    expect(counted).toHaveLength(0);
   });
 });

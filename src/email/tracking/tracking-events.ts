@@ -5,14 +5,13 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
-import { isDuplicateKey } from '../../common/database/duplicate-key';
-import { EmailEvent } from './schemas/email-event.schema';
+import { Types } from 'mongoose';
+import { EmailEventLedger, type NewEmailEvent } from '../events/email-event-ledger';
+import type { EmailEvent } from './schemas/email-event.schema';
 
 export type TrackingEvent = Omit<EmailEvent, '_id'>;
 /** An event as buffered: its id is fixed when it is recorded, so writing it again cannot count it twice. */
-type BufferedEvent = TrackingEvent & { _id: Types.ObjectId };
+type BufferedEvent = NewEmailEvent;
 
 /** Events written at most this long after they happen. */
 export const FLUSH_INTERVAL_MS = 1_000;
@@ -22,9 +21,10 @@ export const MAX_BUFFERED_EVENTS = 50_000;
 const INSERT_BATCH = 5_000;
 
 /**
- * Opens and clicks are recorded off the request path (DESIGN "Tracking"): the pixel answers without waiting
- * for the database. Events collect in memory and are written with `insertMany` every second, when a batch
- * fills, and at shutdown (nothing buffered is lost on SIGTERM).
+ * Events recorded off the hot paths: opens and clicks off the request path (DESIGN "Tracking": the pixel
+ * answers without waiting for the database), and the worker's `sent` events off the send path (SentEvents).
+ * Events collect in memory and are written through the ledger (one insert, then the analytics counters)
+ * every second, when a batch fills, and at shutdown (nothing buffered is lost on SIGTERM).
  */
 @Injectable()
 export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, OnModuleDestroy {
@@ -34,7 +34,7 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
   private timer: NodeJS.Timeout | null = null;
   private dropped = 0;
 
-  constructor(@InjectModel(EmailEvent.name) private readonly events: Model<EmailEvent>) {}
+  constructor(private readonly ledger: EmailEventLedger) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
@@ -42,11 +42,17 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
   }
 
   record(event: TrackingEvent): void {
-    if (this.buffer.length >= MAX_BUFFERED_EVENTS) {
-      this.dropped += 1;
-      return;
+    this.recordMany([event]);
+  }
+
+  recordMany(events: TrackingEvent[]): void {
+    for (const event of events) {
+      if (this.buffer.length >= MAX_BUFFERED_EVENTS) {
+        this.dropped += 1;
+        continue;
+      }
+      this.buffer.push({ ...event, _id: new Types.ObjectId() });
     }
-    this.buffer.push({ ...event, _id: new Types.ObjectId() });
     if (this.buffer.length >= INSERT_BATCH) void this.flush();
   }
 
@@ -74,16 +80,16 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
   /**
    * A batch the database refused (it is down, say) goes back into the buffer for the next flush instead of
    * being lost; the events written before the failure are refused the second time by their ids, which
-   * counts as written. Only the last flush at shutdown can still lose events, and it says how many.
+   * counts as written (and the ledger does not count them again). Only the last flush at shutdown can still
+   * lose events, and it says how many.
    */
   private async write(batch: BufferedEvent[], dropped: number): Promise<void> {
     if (dropped > 0) this.logger.warn(`${dropped} tracking event(s) dropped: the buffer was full`);
     for (let i = 0; i < batch.length; i += INSERT_BATCH) {
       const slice = batch.slice(i, i + INSERT_BATCH);
       try {
-        await this.events.collection.insertMany(slice, { ordered: false });
+        await this.ledger.append(slice);
       } catch (error) {
-        if (onlyDuplicates(error)) continue;
         const kept = this.requeue(slice);
         this.logger.error(
           `${slice.length} tracking event(s) not written (${kept} kept for the next flush): ${(error as Error).message}`,
@@ -100,11 +106,4 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
     this.buffer = [...kept, ...this.buffer];
     return kept.length;
   }
-}
-
-/** An unordered insert whose every refusal is a duplicate id: all its events are stored. */
-function onlyDuplicates(error: unknown): boolean {
-  const writeErrors = (error as { writeErrors?: unknown } | null)?.writeErrors;
-  const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  return errors.length > 0 && errors.every((entry) => isDuplicateKey(entry));
 }

@@ -22,8 +22,10 @@ import {
   ApiPageEnvelope,
 } from '../../common/swagger/envelope.decorators';
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
+import { CampaignHoldsListener } from './campaign-holds.listener';
 import { CampaignsService } from './campaigns.service';
 import {
+  CampaignResumeView,
   CampaignSendView,
   CampaignTestView,
   CampaignView,
@@ -38,7 +40,10 @@ import {
 @Controller('admin/:appId/newsletter/campaigns')
 @Authenticated(Access.Write)
 export class CampaignsController {
-  constructor(private readonly campaigns: CampaignsService) {}
+  constructor(
+    private readonly campaigns: CampaignsService,
+    private readonly holds: CampaignHoldsListener,
+  ) {}
 
   @Get()
   @Authenticated(Access.Read)
@@ -107,5 +112,20 @@ export class CampaignsController {
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async test(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: TestCampaignDto) {
     return ok(await this.campaigns.test(appId, id, dto.email), `Test e-mail queued for ${dto.email}`);
+  }
+
+  /** Resuming a campaign the complaint guard held is an admin's decision (its complaints are high). */
+  @Post(':id/resume')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated(Access.Admin)
+  @ApiOperation({
+    operationId: 'resumeCampaign',
+    summary: 'Resume a campaign held by the complaint guard: its held messages are queued again',
+  })
+  @ApiOkEnvelope(CampaignResumeView, { withMessage: true })
+  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  async resume(@Param('appId') appId: string, @Param('id') id: string) {
+    const { released, campaign } = await this.holds.resume(appId, id);
+    return ok({ released, campaign: toCampaignView(campaign) }, 'Campaign resumed');
   }
 }

@@ -3,6 +3,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { AppsModule } from '../../apps/apps.module';
 import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../../email/email.module';
+import { CampaignHoldsListener } from './campaign-holds.listener';
 import { CampaignPlanner } from './campaign-planner';
 import { NewsletterTemplatesModule } from '../templates/newsletter-templates.module';
 import { NewsletterTemplatesService } from '../templates/newsletter-templates.service';
@@ -27,6 +28,7 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
   providers: [
     CampaignsService,
     CampaignPlanner,
+    CampaignHoldsListener,
     { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
   ],
 })

@@ -53,6 +53,8 @@ export class EmailJob {
   /** The holder's token (one per claim) and lease: only the holder may finish the job; a lapsed lease is reaped. */
   @Prop({ select: false }) lockToken?: string;
   @Prop() leaseExpiresAt?: Date;
+  /** Held with its campaign (complaint guard, CampaignHolds): not due until the campaign is released. */
+  @Prop() heldAt?: Date;
 
   createdAt: Date;
   updatedAt: Date;

@@ -1,32 +1,67 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
 
-export const EMAIL_EVENT_TYPES = ['opened', 'clicked'] as const;
+/** The event types analytics count (spec "Events"); `delivery_delayed` is recorded and listed only. */
+export const EMAIL_EVENT_TYPES = [
+  'sent',
+  'delivered',
+  'delivery_delayed',
+  'bounced',
+  'complained',
+  'opened',
+  'clicked',
+  'unsubscribed',
+] as const;
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
+export const BOUNCE_TYPES = ['hard', 'soft'] as const;
+export type BounceType = (typeof BOUNCE_TYPES)[number];
+
 /**
- * One e-mail event (spec "E-mail event"). Tracking writes `opened` and `clicked` with provider `tracking`;
- * the analytics issue reads them (and adds provider webhooks' types).
+ * One e-mail event (spec "E-mail event"). Tracking writes `opened` and `clicked` (provider `tracking`), the
+ * worker `sent` (provider `smtp`, or `outbox` without SMTP), the primary provider's webhook the rest (provider
+ * `primary`). Every event is written once, by `EmailEventLedger`, which also updates the analytics counters.
  */
 @Schema({ collection: 'email_events', timestamps: { createdAt: true, updatedAt: false } })
 export class EmailEvent {
   _id: Types.ObjectId;
   @Prop({ type: String, default: null }) appId: string | null;
   @Prop({ type: String, default: null }) contactId: string | null;
-  /** For tracking: `campaign:<campaignId>:<contactId>`, the message's idempotency key. */
+  /**
+   * The message: the SMTP Message-ID the worker recorded (`sent`, provider events); tracking events name
+   * the campaign message by its idempotency key `campaign:<campaignId>:<contactId>`.
+   */
   @Prop({ type: String, default: null }) messageId: string | null;
   @Prop({ type: String, default: null }) campaignId: string | null;
   @Prop({ required: true }) provider: string;
-  @Prop({ required: true }) type: string;
+  @Prop({ type: String, enum: EMAIL_EVENT_TYPES, required: true }) type: EmailEventType;
   /** Clicks: which link of the campaign's table, and its URL. */
   @Prop() linkIndex?: number;
   @Prop() url?: string;
   @Prop({ type: String, default: null }) userAgent: string | null;
-  /** Looks like a machine (mail-privacy proxy, link scanner), not a person; recorded, not yet acted on. */
+  /** Looks like a machine (mail-privacy proxy, link scanner), not a person: counted apart from human opens. */
   @Prop({ default: false }) automated: boolean;
+  /** Bounces: `hard` (permanent: the address is suppressed) or `soft`. */
+  @Prop({ type: String, enum: BOUNCE_TYPES }) bounceType?: BounceType;
+  /** Provider events: the `webhook-id` of the delivery that carried it. */
+  @Prop() webhookId?: string;
   createdAt: Date;
 }
 
 export const EmailEventSchema = SchemaFactory.createForClass(EmailEvent);
-EmailEventSchema.index({ campaignId: 1, type: 1 });
+// Indexes of GET /admin/email-events, one per filter (equality on the filter's field, then the createdAt
+// sort; EMAIL_EVENT_FILTER_ORDER in EmailEventsService names which leads when several filters are given, the
+// others are residual conditions). Analytics never read this collection: they read the counters.
+// messageId: the events of one message (also GET /admin/email-events/message/{messageId}).
+EmailEventSchema.index({ messageId: 1, createdAt: -1 });
+// contactId: a person's events, newest first (also their data export).
 EmailEventSchema.index({ contactId: 1, createdAt: -1 });
+// campaignId: a campaign's events (DESIGN: events are keyed by campaign).
+EmailEventSchema.index({ campaignId: 1, createdAt: -1 });
+// appId: one app's events.
+EmailEventSchema.index({ appId: 1, createdAt: -1 });
+// type, and provider: the rarer filters on their own.
+EmailEventSchema.index({ type: 1, createdAt: -1 });
+EmailEventSchema.index({ provider: 1, createdAt: -1 });
+// No filter: the newest events.
+EmailEventSchema.index({ createdAt: -1 });

@@ -144,8 +144,20 @@ export class CampaignView {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completedAt: Date | null;
   @ApiProperty({ type: String, nullable: true, description: 'Id of the user who created it' })
   createdBy: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the remaining messages are held (complaint guard); null when not held',
+  })
+  heldReason: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) heldAt: Date | null;
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;
+}
+
+export class CampaignResumeView {
+  @ApiProperty({ description: 'Held messages queued again' }) released: number;
+  @ApiProperty({ type: CampaignView }) campaign: CampaignView;
 }
 
 export class CampaignSendView {
@@ -175,6 +187,8 @@ export function toCampaignView(campaign: Campaign): CampaignView {
     sentAt: campaign.sentAt ?? null,
     completedAt: campaign.completedAt ?? null,
     createdBy: campaign.createdBy ?? null,
+    heldReason: campaign.heldReason ?? null,
+    heldAt: campaign.heldAt ?? null,
     createdAt: campaign.createdAt,
     updatedAt: campaign.updatedAt,
   };

@@ -46,6 +46,12 @@ export class Campaign {
   @Prop({ type: String, default: null }) planCursor: string | null;
   /** The plan has queued every message and `stats.total` is final. */
   @Prop({ default: false }) planned: boolean;
+  /**
+   * Set while the complaint guard holds the campaign's remaining messages (why, in words), cleared when an
+   * admin resumes it (`POST …/campaigns/{id}/resume`). The status stays `sending` meanwhile.
+   */
+  @Prop({ type: String, default: null }) heldReason: string | null;
+  @Prop({ type: Date, default: null }) heldAt: Date | null;
 
   createdAt: Date;
   updatedAt: Date;

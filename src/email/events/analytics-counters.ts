@@ -1,0 +1,289 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
+import { Model } from 'mongoose';
+import { insertedIndexes } from '../../common/database/inserted-indexes';
+import type { EmailEvent } from '../tracking/schemas/email-event.schema';
+import { PRIMARY_PROVIDER } from './provider-payload';
+import {
+  CampaignCounters,
+  CampaignRecipient,
+  ContactCounters,
+  DailyCounters,
+  type RecentEvent,
+  UniqueFlag,
+} from './schemas/analytics.schemas';
+
+/** A person view lists this many of their latest events. */
+export const RECENT_EVENTS_MAX = 500;
+
+/**
+ * What the counters count. An event of type T counts as T, except automated opens and clicks (mail-privacy
+ * proxies, link scanners), which count as `automatedOpened` / `automatedClicked` and never as human ones;
+ * a person's first human open (click) of a campaign also counts as `uniqueOpened` (`uniqueClicked`), and a
+ * hard bounce also as `hardBounced`.
+ */
+export type CounterName = string;
+
+/** The day bucket of an instant: its UTC date. */
+export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The scope of the every-app daily buckets (app ids never contain `*`). */
+export const ALL_APPS = '*';
+/** The scope of service mail (no app). */
+export const NO_APP = '-';
+
+type StoredEvent = EmailEvent;
+
+/**
+ * Aggregates newly written events into the counters (DESIGN "Analytics"). Called once per event, right
+ * after the event's insert succeeded (EmailEventLedger), never for an event whose insert was refused as a
+ * duplicate: a retried batch cannot count twice. Each counter collection gets one bulk write per batch.
+ */
+@Injectable()
+export class AnalyticsCounters {
+  private readonly logger = new Logger(AnalyticsCounters.name);
+
+  constructor(
+    @InjectModel(CampaignCounters.name) private readonly campaigns: Model<CampaignCounters>,
+    @InjectModel(DailyCounters.name) private readonly daily: Model<DailyCounters>,
+    @InjectModel(ContactCounters.name) private readonly contacts: Model<ContactCounters>,
+    @InjectModel(CampaignRecipient.name) private readonly recipients: Model<CampaignRecipient>,
+    @InjectModel(UniqueFlag.name) private readonly flags: Model<UniqueFlag>,
+  ) {}
+
+  async count(events: StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const firsts = await this.firstHumanActions(events);
+    const counted = events.map((event, i) => ({ event, names: counterNames(event, firsts.has(i)) }));
+    // The campaign totals first: the recipients' slots count on the same document, created here.
+    await this.countCampaigns(counted);
+    await Promise.all([this.countDays(counted), this.countContacts(counted), this.listRecipients(events)]);
+  }
+
+  /** Indexes of the events that are a person's first human open or click of their campaign. */
+  private async firstHumanActions(events: StoredEvent[]): Promise<Set<number>> {
+    const candidates: { index: number; _id: string; at: Date }[] = [];
+    const seen = new Set<string>();
+    events.forEach((event, index) => {
+      if (!isHumanAction(event) || !event.campaignId || !event.contactId) return;
+      const _id = `${event.campaignId}:${event.contactId}:${event.type}`;
+      if (seen.has(_id)) return;
+      seen.add(_id);
+      candidates.push({ index, _id, at: event.createdAt });
+    });
+    if (candidates.length === 0) return new Set();
+    const inserted = await insertedIndexes(
+      this.flags.collection,
+      candidates.map(({ _id, at }) => ({ _id, at })),
+    );
+    return new Set([...inserted].map((i) => candidates[i].index));
+  }
+
+  private async countCampaigns(counted: Counted[]): Promise<void> {
+    const updates = new Map<string, { appId: string | null; inc: Record<string, number>; set: Document }>();
+    for (const { event, names } of counted) {
+      if (!event.campaignId) continue;
+      let update = updates.get(event.campaignId);
+      if (!update) updates.set(event.campaignId, (update = { appId: event.appId, inc: {}, set: {} }));
+      const day = dayOf(event.createdAt);
+      for (const name of names) {
+        add(update.inc, `totals.${name}`);
+        add(update.inc, `daily.${day}.${name}`);
+      }
+      if (event.type === 'clicked' && !event.automated && typeof event.linkIndex === 'number') {
+        add(update.inc, `links.${event.linkIndex}.clicks`);
+        if (event.url) update.set[`links.${event.linkIndex}.url`] = event.url;
+      }
+    }
+    await this.bulk(
+      this.campaigns,
+      [...updates].map(([campaignId, { appId, inc, set }]) => ({
+        updateOne: {
+          filter: { _id: campaignId },
+          update: {
+            $inc: inc,
+            ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+            $setOnInsert: { appId },
+          },
+          upsert: true,
+        },
+      })),
+    );
+  }
+
+  private async countDays(counted: Counted[]): Promise<void> {
+    const updates = new Map<string, { scope: string; date: string; inc: Record<string, number> }>();
+    for (const { event, names } of counted) {
+      const date = dayOf(event.createdAt);
+      for (const scope of [event.appId ?? NO_APP, ALL_APPS]) {
+        const _id = `${scope}|${date}`;
+        let update = updates.get(_id);
+        if (!update) updates.set(_id, (update = { scope, date, inc: {} }));
+        for (const name of names) add(update.inc, `totals.${name}`);
+      }
+    }
+    await this.bulk(
+      this.daily,
+      [...updates].map(([_id, { scope, date, inc }]) => ({
+        updateOne: { filter: { _id }, update: { $inc: inc, $setOnInsert: { scope, date } }, upsert: true },
+      })),
+    );
+  }
+
+  private async countContacts(counted: Counted[]): Promise<void> {
+    const updates = new Map<string, { inc: Record<string, number>; recent: RecentEvent[] }>();
+    for (const { event, names } of counted) {
+      if (!event.contactId) continue;
+      let update = updates.get(event.contactId);
+      if (!update) updates.set(event.contactId, (update = { inc: {}, recent: [] }));
+      for (const name of names) add(update.inc, `totals.${name}`);
+      update.recent.push({
+        _id: String(event._id),
+        campaignId: event.campaignId,
+        messageId: event.messageId,
+        type: event.type,
+        createdAt: event.createdAt,
+      });
+    }
+    await this.bulk(
+      this.contacts,
+      [...updates].map(([contactId, { inc, recent }]) => ({
+        updateOne: {
+          filter: { _id: contactId },
+          update: {
+            $inc: inc,
+            $push: { recent: { $each: recent, $slice: -RECENT_EVENTS_MAX } },
+          },
+          upsert: true,
+        },
+        // The driver's types refuse $push with $slice on an index-signature document type.
+      })) as unknown as AnyBulkWriteOperation<KeyedDoc>[],
+    );
+  }
+
+  /**
+   * Adds people to their campaign's recipients list (or their events to their entry): one upsert per person
+   * by `_id`. A new entry (upserted now) then gets the next slots of its campaign, so a slot is taken only
+   * by an entry that exists (no gaps in the pages), however many writers race.
+   */
+  private async listRecipients(events: StoredEvent[]): Promise<void> {
+    const entries = new Map<string, CampaignRecipient>();
+    for (const event of events) {
+      if (!event.campaignId || !event.contactId) continue;
+      const _id = `${event.campaignId}:${event.contactId}`;
+      let entry = entries.get(_id);
+      if (!entry) {
+        entries.set(
+          _id,
+          (entry = {
+            _id,
+            campaignId: event.campaignId,
+            contactId: event.contactId,
+            events: [],
+            lastEvent: null,
+            lastEventAt: null,
+          }),
+        );
+      }
+      if (!entry.events.includes(event.type)) entry.events.push(event.type);
+      if (!entry.lastEventAt || event.createdAt >= entry.lastEventAt) {
+        entry.lastEvent = event.type;
+        entry.lastEventAt = event.createdAt;
+      }
+    }
+    if (entries.size === 0) return;
+    const all = [...entries.values()];
+    const result = await (this.recipients.collection as unknown as Collection<KeyedDoc>).bulkWrite(
+      all.map((entry) => ({
+        updateOne: {
+          filter: { _id: entry._id },
+          update: {
+            $addToSet: { events: { $each: entry.events } },
+            $set: { lastEvent: entry.lastEvent, lastEventAt: entry.lastEventAt },
+            $setOnInsert: { campaignId: entry.campaignId, contactId: entry.contactId },
+          },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+    const created = Object.keys(result.upsertedIds).map(Number);
+    await this.giveSlots(created.map((index) => all[index]));
+  }
+
+  private async giveSlots(entries: CampaignRecipient[]): Promise<void> {
+    const byCampaign = new Map<string, CampaignRecipient[]>();
+    for (const entry of entries) {
+      const list = byCampaign.get(entry.campaignId) ?? [];
+      list.push(entry);
+      byCampaign.set(entry.campaignId, list);
+    }
+    const operations: AnyBulkWriteOperation<KeyedDoc>[] = [];
+    for (const [campaignId, list] of byCampaign) {
+      const counters = await this.campaigns
+        .findOneAndUpdate(
+          { _id: campaignId },
+          { $inc: { recipients: list.length } },
+          { upsert: true, returnDocument: 'after', projection: { recipients: 1 } },
+        )
+        .lean<Pick<CampaignCounters, 'recipients'>>()
+        .orFail()
+        .exec();
+      const first = counters.recipients - list.length + 1;
+      list.forEach((entry, i) =>
+        operations.push({
+          updateOne: { filter: { _id: entry._id }, update: { $set: { slot: `${campaignId}#${first + i}` } } },
+        }),
+      );
+    }
+    await this.bulk(this.recipients, operations);
+  }
+
+  /** One unordered bulk write on a collection whose documents have string `_id`s. */
+  private async bulk(
+    model: { collection: unknown },
+    operations: AnyBulkWriteOperation<KeyedDoc>[],
+  ): Promise<void> {
+    if (operations.length === 0) return;
+    await (model.collection as Collection<KeyedDoc>).bulkWrite(operations, { ordered: false });
+  }
+
+  /** For callers that must not fail because of the counters (the event itself is stored). */
+  async countOrLog(events: StoredEvent[]): Promise<void> {
+    try {
+      await this.count(events);
+    } catch (error) {
+      this.logger.error(
+        `Analytics counters of ${events.length} event(s) not updated: ${(error as Error).message}`,
+        (error as Error).stack,
+      );
+    }
+  }
+}
+
+type Counted = { event: StoredEvent; names: CounterName[] };
+// Documents of the counter collections: a string `_id` and any fields (the counters are dotted paths).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type KeyedDoc = { _id: string; [field: string]: any };
+
+function isHumanAction(event: StoredEvent): boolean {
+  return (event.type === 'opened' || event.type === 'clicked') && !event.automated;
+}
+
+/** The counters one event adds 1 to (see CounterName). */
+export function counterNames(event: StoredEvent, firstHumanAction: boolean): CounterName[] {
+  // The worker records every message it hands over as `sent`: the provider's `email.sent` for the same
+  // message is stored and listed, not counted a second time.
+  if (event.type === 'sent' && event.provider === PRIMARY_PROVIDER) return [];
+  if (event.type === 'opened' && event.automated) return ['automatedOpened'];
+  if (event.type === 'clicked' && event.automated) return ['automatedClicked'];
+  const names: CounterName[] = [event.type];
+  if (firstHumanAction) names.push(event.type === 'opened' ? 'uniqueOpened' : 'uniqueClicked');
+  if (event.type === 'bounced' && event.bounceType === 'hard') names.push('hardBounced');
+  return names;
+}
+
+function add(inc: Record<string, number>, path: string): void {
+  inc[path] = (inc[path] ?? 0) + 1;
+}

@@ -1,0 +1,57 @@
+import { BadRequestException, Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import { Public } from '../../common/auth/public.decorator';
+import { AcceptsBody, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
+import {
+  SignedWebhook,
+  type SignedWebhookMessage,
+  WebhookSignature,
+} from '../../common/auth/webhook-signature.decorator';
+import { ApiErrors } from '../../common/swagger/envelope.decorators';
+import { ColdProviderResultView, PROVIDER_EVENT_BODY, WebhookResultView } from './dto/provider-webhook.dto';
+import { ProviderWebhookService } from './provider-webhook.service';
+
+/** Receivers of e-mail providers' lifecycle events (spec "Webhooks"). */
+@ApiTags('Webhooks')
+@Controller('email-events')
+export class ProviderWebhookController {
+  constructor(private readonly webhooks: ProviderWebhookService) {}
+
+  /**
+   * Not rate-limited: the provider delivers a large campaign's events in bursts from a few addresses, and a
+   * request without a valid signature costs one HMAC before its 401.
+   */
+  @Post('primary-provider')
+  @HttpCode(HttpStatus.OK)
+  @WebhookSignature()
+  @SkipThrottle({ default: true, route: true })
+  @ApiOperation({
+    operationId: 'receivePrimaryProviderEvent',
+    summary: 'Primary provider webhook (Standard Webhooks signature): records one e-mail event',
+  })
+  @ApiBody({ schema: PROVIDER_EVENT_BODY })
+  @ApiOkResponse({ type: WebhookResultView })
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  async primary(@SignedWebhook() webhook: SignedWebhookMessage): Promise<WebhookResultView> {
+    return { success: true, ...(await this.webhooks.ingest(webhook)) };
+  }
+
+  @Post('cold-provider')
+  @HttpCode(HttpStatus.OK)
+  @Public()
+  @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
+  @ApiOperation({
+    operationId: 'receiveColdProviderEvent',
+    summary: 'Cold provider webhook: accepts any JSON object, stores nothing (placeholder)',
+  })
+  @ApiBody({ schema: PROVIDER_EVENT_BODY })
+  @ApiOkResponse({ type: ColdProviderResultView })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.PAYLOAD_TOO_LARGE)
+  cold(@Body() body: unknown): ColdProviderResultView {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new BadRequestException('The body must be a JSON object');
+    }
+    return { success: true, message: 'Event received; the cold provider is not processed yet' };
+  }
+}

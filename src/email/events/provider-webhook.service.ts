@@ -1,0 +1,110 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, Types } from 'mongoose';
+import type { SignedWebhookMessage } from '../../common/auth/webhook-signature.decorator';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { SentMessageLookup } from '../jobs/sent-message-lookup';
+import { ComplaintGuard } from './complaint-guard';
+import { EmailEventLedger } from './email-event-ledger';
+import { ProviderEffects } from './provider-effects';
+import { PRIMARY_PROVIDER, readProviderPayload } from './provider-payload';
+import { WebhookReceipt } from './schemas/analytics.schemas';
+
+export interface WebhookOutcome {
+  processed: boolean;
+  eventId: string | null;
+}
+
+/**
+ * Ingests the primary provider's signed webhooks (DESIGN "Provider webhook"). A delivery is processed once:
+ * its `webhook-id` is claimed with a receipt keyed by that id (unique `_id`) before anything is written; a
+ * repeat answers `processed:false` with the event stored the first time. When storing the event fails the
+ * receipt is taken back, so the provider's retry processes it. What follows the stored event (bounce and
+ * complaint effects, the complaint guard) is logged on failure, never undone.
+ */
+@Injectable()
+export class ProviderWebhookService {
+  private readonly logger = new Logger(ProviderWebhookService.name);
+
+  constructor(
+    @InjectModel(WebhookReceipt.name) private readonly receipts: Model<WebhookReceipt>,
+    private readonly messages: SentMessageLookup,
+    private readonly ledger: EmailEventLedger,
+    private readonly effects: ProviderEffects,
+    private readonly guard: ComplaintGuard,
+  ) {}
+
+  async ingest(webhook: SignedWebhookMessage): Promise<WebhookOutcome> {
+    const receivedAt = new Date();
+    const read = readProviderPayload(webhook.payload, receivedAt);
+    if ('ignored' in read) return this.ignore(webhook.id, read.ignored);
+    const { event } = read;
+    const message = await this.messages.find(event.messageId);
+    if (!message) return this.ignore(webhook.id, `unknown message ${event.messageId.slice(0, 100)}`);
+
+    const eventId = new Types.ObjectId();
+    try {
+      await this.receipts.create({ _id: webhook.id, eventId: String(eventId), receivedAt });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      const first = await this.receipts.findById(webhook.id).lean<WebhookReceipt>().exec();
+      return { processed: false, eventId: first?.eventId ?? null };
+    }
+    try {
+      await this.ledger.append([
+        {
+          _id: eventId,
+          appId: message.appId,
+          contactId: message.contactId,
+          messageId: event.messageId,
+          campaignId: message.campaignId,
+          provider: PRIMARY_PROVIDER,
+          type: event.type,
+          ...(event.bounceType ? { bounceType: event.bounceType } : {}),
+          ...(event.url ? { url: event.url } : {}),
+          userAgent: event.userAgent,
+          automated: event.automated,
+          webhookId: webhook.id,
+          createdAt: event.occurredAt,
+        },
+      ]);
+    } catch (error) {
+      await this.receipts.deleteOne({ _id: webhook.id }).exec();
+      throw error;
+    }
+
+    if (event.type === 'bounced' || event.type === 'complained') {
+      await this.logFailure('bounce/complaint effects', () =>
+        this.effects.apply({
+          type: event.type as 'bounced' | 'complained',
+          bounceType: event.bounceType,
+          message,
+          messageId: event.messageId,
+          to: message.to ?? event.to,
+          occurredAt: event.occurredAt,
+        }),
+      );
+    }
+    const campaignId = message.campaignId;
+    if (campaignId && (event.type === 'delivered' || event.type === 'complained')) {
+      await this.logFailure('complaint guard', () => this.guard.check(campaignId));
+    }
+    return { processed: true, eventId: String(eventId) };
+  }
+
+  private ignore(webhookId: string, why: string): WebhookOutcome {
+    this.logger.warn(`Provider webhook ${webhookId.slice(0, 100)} not processed: ${why}`);
+    return { processed: false, eventId: null };
+  }
+
+  private async logFailure(what: string, step: () => Promise<unknown>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      this.logger.error(
+        `Provider webhook: ${what} failed: ${(error as Error).message}`,
+        (error as Error).stack,
+      );
+    }
+  }
+}
