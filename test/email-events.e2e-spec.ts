@@ -98,6 +98,8 @@ describe('Provider webhooks, e-mail events and analytics', () => {
     delete process.env.WEBHOOK_SECRET;
   });
   beforeEach(async () => {
+    // The previous test's buffered events (the worker's `sent` ones, flushed once a second) land first.
+    await t.app.get(TrackingEvents).flush();
     await resetDatabase(t.connection);
     ({ admin, user, viewer } = await createSessions(t));
     appId = (await seedApp(t)).id;
