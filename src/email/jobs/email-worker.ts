@@ -10,7 +10,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../config/env';
-import { EmailEvents, type CampaignMessagesFinishedEvent } from '../email.events';
+import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { BatchPlan } from './batch-plan';
 import { retryDelayMs } from './backoff';
@@ -119,9 +119,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private async reap(summary: WorkerRunSummary): Promise<void> {
     const reaped = await this.store.reapLapsedLeases();
     summary.reaped += reaped.dead + reaped.requeued;
-    for (const [campaignId, failed] of reaped.deadByCampaign) {
-      await this.campaignMessagesFinished({ campaignId, sent: 0, failed });
-    }
+    this.campaignJobsFinished([...reaped.campaignIds]);
     if (reaped.dead > 0) {
       this.logger.warn(`${reaped.dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
     }
@@ -137,7 +135,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       this.options.finishBatchSize,
       summary,
       this.logger,
-      (event) => this.campaignMessagesFinished(event),
+      (campaignIds) => this.campaignJobsFinished(campaignIds),
     );
     let claimed = 0;
     const feed = new ClaimFeed(due, this.options.concurrency, async (batch) => {
@@ -161,7 +159,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
           attempts: job.attempts,
           lockToken,
           outcome,
-          campaignId: job.type === 'email.send' ? job.campaignId : null,
+          campaignId: job.campaignId,
         });
       }
     };
@@ -200,17 +198,16 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * Tells the campaign's owner (newsletters) about final outcomes. A listener's failure is logged, not
-   * thrown: the outcomes are recorded on the jobs already, and the queue must keep moving.
+   * Hints to the campaigns' owner (newsletters) that it may recount them from the queue. Not awaited, and a
+   * listener's failure is logged, not thrown: the outcomes are recorded on the jobs already, the owner's
+   * periodic sweep repairs a lost hint, and the queue must keep moving.
    */
-  private async campaignMessagesFinished(event: CampaignMessagesFinishedEvent): Promise<void> {
+  private campaignJobsFinished(campaignIds: string[]): void {
+    if (campaignIds.length === 0) return;
     try {
-      await this.events.emitAsync(EmailEvents.CampaignMessagesFinished, event);
+      this.events.emit(EmailEvents.CampaignJobsFinished, { campaignIds } satisfies CampaignJobsFinishedEvent);
     } catch (error) {
-      this.logger.error(
-        `Campaign ${event.campaignId}: counting ${event.sent} sent / ${event.failed} failed failed: ` +
-          (error as Error).message,
-      );
+      this.logger.error(`Campaigns ${campaignIds.join(', ')}: hint failed: ${(error as Error).message}`);
     }
   }
 
@@ -268,7 +265,7 @@ class FinishBuffer {
     private readonly size: number,
     private readonly summary: WorkerRunSummary,
     private readonly logger: Logger,
-    private readonly campaignMessagesFinished: (event: CampaignMessagesFinishedEvent) => Promise<void>,
+    private readonly campaignJobsFinished: (campaignIds: string[]) => void,
   ) {}
 
   async add(job: FinishedJob): Promise<void> {
@@ -282,30 +279,21 @@ class FinishBuffer {
     const batch = this.pending;
     this.pending = [];
     const recorded = await this.store.finish(batch);
-    let ours = batch;
     if (recorded < batch.length) {
       this.logger.warn(
         `${batch.length - recorded} e-mail job outcome(s) not recorded: the lease had been reaped`,
       );
-      // The reaper counted those (as failed); only the outcomes recorded here are this worker's to count.
-      const reaped = await this.store.reapedAmong(batch.map((job) => job.id));
-      ours = batch.filter((job) => !reaped.has(String(job.id)));
     }
-    for (const event of campaignTallies(ours)) await this.campaignMessagesFinished(event);
+    this.campaignJobsFinished(finishedCampaigns(batch));
   }
 }
 
-/** Final outcomes per campaign: delivered is `sent`; dead or skipped (suppressed) is `failed`; retries wait. */
-function campaignTallies(finished: FinishedJob[]): CampaignMessagesFinishedEvent[] {
-  const byCampaign = new Map<string, CampaignMessagesFinishedEvent>();
-  for (const { campaignId, outcome } of finished) {
-    if (!campaignId || outcome.status === 'failed') continue;
-    let tally = byCampaign.get(campaignId);
-    if (!tally) byCampaign.set(campaignId, (tally = { campaignId, sent: 0, failed: 0 }));
-    if (outcome.status === 'completed' && outcome.messageId) tally.sent += 1;
-    else tally.failed += 1;
-  }
-  return [...byCampaign.values()];
+/** Campaigns with a final outcome in the batch (a retry changes none of their figures). */
+function finishedCampaigns(batch: FinishedJob[]): string[] {
+  const ids = new Set<string>();
+  for (const { campaignId, outcome } of batch)
+    if (campaignId && outcome.status !== 'failed') ids.add(campaignId);
+  return [...ids];
 }
 
 function emptySummary(): WorkerRunSummary {

@@ -4,6 +4,7 @@ import { AppsModule } from '../../apps/apps.module';
 import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../../email/email.module';
 import { CampaignPlanner } from './campaign-planner';
+import { CampaignProgress } from './campaign-progress';
 import { NewsletterTemplatesModule } from '../templates/newsletter-templates.module';
 import { NewsletterTemplatesService } from '../templates/newsletter-templates.service';
 import { CAMPAIGN_TEMPLATE_SOURCE } from './campaign-template-source';
@@ -27,6 +28,7 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
   providers: [
     CampaignsService,
     CampaignPlanner,
+    CampaignProgress,
     { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
   ],
 })

@@ -1,0 +1,80 @@
+interface KeyState {
+  /** When the last run for this key started. */
+  lastStartedAt: number;
+  timer?: NodeJS.Timeout;
+  running?: Promise<void>;
+  /** Requested while running: run once more when the current run ends. */
+  again: boolean;
+}
+
+/**
+ * Runs `task(key)` at most once per `intervalMs` for each key, and always once after the last request: a
+ * request while a run is waiting does nothing more (the waiting run reads the state when it starts), a
+ * request while a run is in progress queues one more. Runs of one key never overlap. A failing run is
+ * reported to `onError` and does not stop later ones.
+ */
+export class KeyedThrottle {
+  private readonly keys = new Map<string, KeyState>();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly task: (key: string) => Promise<void>,
+    private readonly onError: (key: string, error: unknown) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  request(key: string): void {
+    let state = this.keys.get(key);
+    if (!state) {
+      this.forgetIdle();
+      state = { lastStartedAt: -Infinity, again: false };
+      this.keys.set(key, state);
+    }
+    if (state.timer) return;
+    if (state.running) {
+      state.again = true;
+      return;
+    }
+    const wait = Math.max(0, state.lastStartedAt + this.intervalMs - this.now());
+    state.timer = setTimeout(() => this.start(key), wait);
+    // A waiting recount must not keep a process alive; shutdown runs it through `flush`.
+    state.timer.unref();
+  }
+
+  /** Starts every waiting run now (and those they queue) and resolves when none is left. */
+  async flush(): Promise<void> {
+    for (;;) {
+      for (const [key, state] of this.keys) if (state.timer) this.start(key);
+      const running = [...this.keys.values()].flatMap((state) => (state.running ? [state.running] : []));
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
+  }
+
+  private start(key: string): void {
+    const state = this.keys.get(key);
+    if (!state) return;
+    clearTimeout(state.timer);
+    state.timer = undefined;
+    state.lastStartedAt = this.now();
+    state.running = this.task(key)
+      .catch((error: unknown) => this.onError(key, error))
+      .finally(() => {
+        state.running = undefined;
+        if (state.again) {
+          state.again = false;
+          this.request(key);
+        }
+      });
+  }
+
+  /** Keys with nothing waiting or running whose interval has passed carry no state worth keeping. */
+  private forgetIdle(): void {
+    if (this.keys.size < 100) return;
+    const now = this.now();
+    for (const [key, state] of this.keys) {
+      if (!state.timer && !state.running && now - state.lastStartedAt >= this.intervalMs)
+        this.keys.delete(key);
+    }
+  }
+}
