@@ -60,6 +60,8 @@ export async function call(
 
 export interface BenchServer {
   baseUrl: string;
+  /** The server process, to read its CPU time. */
+  pid: number | undefined;
   /** The bootstrap admin's bearer header. */
   admin: Record<string, string>;
   /** SIGTERM, resolved once the process has exited (and written a `--cpu-prof` profile, if asked). */
@@ -103,6 +105,7 @@ export async function startServer(
   await waitForHealth(baseUrl, child);
   const login = await call(baseUrl, 'POST', '/auth/login', {}, BENCH_ADMIN);
   return {
+    pid: child.pid,
     baseUrl,
     admin: { authorization: `Bearer ${String(login.token)}` },
     stop: async () => {

@@ -225,13 +225,16 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
 type Claimed = { job: EmailJob; lockToken: string };
 
 /**
- * Hands claimed jobs to the worker's slots, claiming the next `batchSize` scanned jobs in one go when it
- * runs dry (one claim round trip per batch instead of one per message). Once shutdown begins it hands out
- * only what is already claimed: those jobs are this worker's and are sent, not left to lapse.
+ * Hands claimed jobs to the worker's slots, claiming `batchSize` scanned jobs in one go (one claim round
+ * trip per batch instead of one per message). The next batch is claimed while the slots still have half a
+ * batch to start, so they do not stand idle during the round trip; this worker holds at most two batches
+ * beyond the messages in flight. Once shutdown begins it claims no more and hands out only what is
+ * claimed (a claim in flight included): those jobs are this worker's and are sent, not left to lapse.
  */
 class ClaimFeed {
   private claimed: Claimed[] = [];
   private refill: Promise<void> | null = null;
+  private failure: { error: unknown } | null = null;
 
   constructor(
     private readonly due: DueJob[],
@@ -240,19 +243,26 @@ class ClaimFeed {
   ) {}
 
   async next(stopping: boolean): Promise<Claimed | undefined> {
-    while (this.claimed.length === 0) {
-      if (stopping || (this.due.length === 0 && !this.refill)) return undefined;
-      this.refill ??= this.fill().finally(() => {
-        this.refill = null;
-      });
-      await this.refill;
+    for (;;) {
+      if (this.failure) throw this.failure.error;
+      if (this.claimed.length > 0) break;
+      if (this.refill) await this.refill;
+      else if (stopping || this.due.length === 0) return undefined;
+      else this.startRefill();
     }
-    return this.claimed.shift();
+    const next = this.claimed.shift();
+    if (!stopping && this.claimed.length < this.batchSize / 2) this.startRefill();
+    return next;
   }
 
-  private async fill(): Promise<void> {
+  /** A failed claim is kept and thrown to every slot (no slot may be waiting when a prefetch fails). */
+  private startRefill(): void {
+    if (this.refill || this.due.length === 0) return;
     const batch = this.due.splice(0, this.batchSize);
-    if (batch.length > 0) this.claimed.push(...(await this.claim(batch)));
+    this.refill = this.claim(batch)
+      .then((jobs) => void this.claimed.push(...jobs))
+      .catch((error: unknown) => void (this.failure = { error }))
+      .finally(() => (this.refill = null));
   }
 }
 

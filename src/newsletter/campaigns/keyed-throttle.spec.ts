@@ -46,4 +46,18 @@ describe('KeyedThrottle', () => {
     release('a');
     await flushed;
   });
+
+  it('spaces runs out to ten times the last run’s duration', async () => {
+    const { throttle, runs, release } = setup();
+    throttle.request('a');
+    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(300); // the run takes 300 ms
+    release('a');
+    await jest.advanceTimersByTimeAsync(0);
+    throttle.request('a');
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(runs).toEqual(['a']);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(runs).toEqual(['a', 'a']);
+  });
 });

@@ -1,6 +1,7 @@
 interface KeyState {
-  /** When the last run for this key started. */
+  /** When the last run for this key started, and how long it took. */
   lastStartedAt: number;
+  lastDurationMs: number;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
   /** Requested while running: run once more when the current run ends. */
@@ -10,8 +11,10 @@ interface KeyState {
 /**
  * Runs `task(key)` at most once per `intervalMs` for each key, and always once after the last request: a
  * request while a run is waiting does nothing more (the waiting run reads the state when it starts), a
- * request while a run is in progress queues one more. Runs of one key never overlap. A failing run is
- * reported to `onError` and does not stop later ones.
+ * request while a run is in progress queues one more. Runs of one key never overlap. A run that took long
+ * spaces the next one out further (start to start at least `costRatio` times its duration), so a task whose
+ * cost grows with the data keeps to a fixed share of the time. A failing run is reported to `onError` and
+ * does not stop later ones.
  */
 export class KeyedThrottle {
   private readonly keys = new Map<string, KeyState>();
@@ -20,6 +23,7 @@ export class KeyedThrottle {
     private readonly intervalMs: number,
     private readonly task: (key: string) => Promise<void>,
     private readonly onError: (key: string, error: unknown) => void,
+    private readonly costRatio = 10,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -27,7 +31,7 @@ export class KeyedThrottle {
     let state = this.keys.get(key);
     if (!state) {
       this.forgetIdle();
-      state = { lastStartedAt: -Infinity, again: false };
+      state = { lastStartedAt: -Infinity, lastDurationMs: 0, again: false };
       this.keys.set(key, state);
     }
     if (state.timer) return;
@@ -35,7 +39,7 @@ export class KeyedThrottle {
       state.again = true;
       return;
     }
-    const wait = Math.max(0, state.lastStartedAt + this.intervalMs - this.now());
+    const wait = Math.max(0, state.lastStartedAt + this.spacing(state) - this.now());
     state.timer = setTimeout(() => this.start(key), wait);
     // A waiting recount must not keep a process alive; shutdown runs it through `flush`.
     state.timer.unref();
@@ -56,10 +60,11 @@ export class KeyedThrottle {
     if (!state) return;
     clearTimeout(state.timer);
     state.timer = undefined;
-    state.lastStartedAt = this.now();
+    const startedAt = (state.lastStartedAt = this.now());
     state.running = this.task(key)
       .catch((error: unknown) => this.onError(key, error))
       .finally(() => {
+        state.lastDurationMs = this.now() - startedAt;
         state.running = undefined;
         if (state.again) {
           state.again = false;
@@ -73,8 +78,12 @@ export class KeyedThrottle {
     if (this.keys.size < 100) return;
     const now = this.now();
     for (const [key, state] of this.keys) {
-      if (!state.timer && !state.running && now - state.lastStartedAt >= this.intervalMs)
+      if (!state.timer && !state.running && now - state.lastStartedAt >= this.spacing(state))
         this.keys.delete(key);
     }
+  }
+
+  private spacing(state: KeyState): number {
+    return Math.max(this.intervalMs, state.lastDurationMs * this.costRatio);
   }
 }
