@@ -11,4 +11,9 @@ export const EmailEvents = {
  */
 export interface CampaignJobsFinishedEvent {
   campaignIds: string[];
+  /**
+   * Sent when a worker's run ends (it found nothing more due) for the campaigns it touched in the run: the
+   * moment a campaign may have just finished, so a recount should not wait for its spacing.
+   */
+  drained?: boolean;
 }

@@ -100,6 +100,16 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async runOnce(): Promise<WorkerRunSummary> {
     const summary = emptySummary();
+    const touched = new Set<string>();
+    try {
+      await this.workUntilIdle(summary, touched);
+    } finally {
+      this.campaignJobsFinished([...touched], true);
+    }
+    return summary;
+  }
+
+  private async workUntilIdle(summary: WorkerRunSummary, touched: Set<string>): Promise<void> {
     let reapedAt = 0;
     while (!this.stopping) {
       // A busy queue keeps one run going for long: lapsed leases are reaped at its start and every minute.
@@ -109,11 +119,10 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }
       const due = await this.store.findDue(this.options.scanSize);
       if (due.length === 0) break;
-      const claimed = await this.work(spreadWithinPriority(due), summary);
+      const claimed = await this.work(spreadWithinPriority(due), summary, touched);
       // Every job of the scan went to other workers: leave the rest to the next tick instead of spinning.
       if (claimed === 0) break;
     }
-    return summary;
   }
 
   private async reap(summary: WorkerRunSummary): Promise<void> {
@@ -126,7 +135,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** Works through one scan; returns how many jobs this worker claimed. */
-  private async work(due: DueJob[], summary: WorkerRunSummary): Promise<number> {
+  private async work(due: DueJob[], summary: WorkerRunSummary, touched: Set<string>): Promise<number> {
     const scanToken = randomBytes(12).toString('hex');
     const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
     const memo: TemplateMemo = new Map();
@@ -135,7 +144,10 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       this.options.finishBatchSize,
       summary,
       this.logger,
-      (campaignIds) => this.campaignJobsFinished(campaignIds),
+      (campaignIds) => {
+        for (const id of campaignIds) touched.add(id);
+        this.campaignJobsFinished(campaignIds);
+      },
     );
     let claimed = 0;
     const feed = new ClaimFeed(due, this.options.concurrency, async (batch) => {
@@ -202,10 +214,13 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
    * listener's failure is logged, not thrown: the outcomes are recorded on the jobs already, the owner's
    * periodic sweep repairs a lost hint, and the queue must keep moving.
    */
-  private campaignJobsFinished(campaignIds: string[]): void {
+  private campaignJobsFinished(campaignIds: string[], drained = false): void {
     if (campaignIds.length === 0) return;
     try {
-      this.events.emit(EmailEvents.CampaignJobsFinished, { campaignIds } satisfies CampaignJobsFinishedEvent);
+      this.events.emit(EmailEvents.CampaignJobsFinished, {
+        campaignIds,
+        drained,
+      } satisfies CampaignJobsFinishedEvent);
     } catch (error) {
       this.logger.error(`Campaigns ${campaignIds.join(', ')}: hint failed: ${(error as Error).message}`);
     }

@@ -15,14 +15,15 @@ import { EmailService } from '../../email/email.service';
 import { KeyedThrottle } from './keyed-throttle';
 import { Campaign, type CampaignStats, type CampaignStatus } from './schemas/campaign.schema';
 
-/** A campaign is recounted at most this often per process, however many outcome batches arrive. */
-const RECOUNT_MIN_INTERVAL_MS = 1_000;
 /**
- * ...and at most a twentieth of the time (a recount that took 100 ms waits 2 s). On the dev database a
- * recount scans the whole queue, and the scan holds the collection's lock, so the worker's claims and
- * outcome writes wait for it (100 to 500 ms for 100,000 jobs on this machine); on MongoDB it reads an index.
+ * While messages are being sent a campaign is recounted at most once a second per process, and at most a
+ * fiftieth of the time (a recount that took 100 ms waits 5 s): on the dev database a recount scans the
+ * whole queue and holds the collection's lock, so the worker's claims and outcome writes wait for it
+ * (100 to 500 ms for 100,000 jobs on this machine); on MongoDB it reads an index. When a worker's run
+ * ends (nothing more due), the campaigns it touched are recounted at once: that is when they finish.
  */
-const RECOUNT_COST_RATIO = 20;
+const RECOUNT_MIN_INTERVAL_MS = 1_000;
+const RECOUNT_COST_RATIO = 50;
 /** Every sending campaign is recounted this often, so a lost hint (a crashed worker) is repaired. */
 export const SWEEP_EVERY_MS = 30_000;
 const SWEEP_NAME = 'campaign-progress-sweep';
@@ -75,7 +76,7 @@ export class CampaignProgress implements OnApplicationBootstrap, BeforeApplicati
 
   @OnEvent(EmailEvents.CampaignJobsFinished)
   onJobsFinished(event: CampaignJobsFinishedEvent): void {
-    for (const campaignId of event.campaignIds) this.throttle.request(campaignId);
+    for (const campaignId of event.campaignIds) this.throttle.request(campaignId, event.drained === true);
   }
 
   /** Runs the recounts that wait for their throttle interval now, and waits for them. */

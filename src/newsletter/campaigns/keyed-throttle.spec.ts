@@ -60,4 +60,19 @@ describe('KeyedThrottle', () => {
     await jest.advanceTimersByTimeAsync(1_000);
     expect(runs).toEqual(['a', 'a']);
   });
+
+  it('starts an urgent request at once, or right after the run in progress', async () => {
+    const { throttle, runs, release } = setup();
+    throttle.request('a');
+    await jest.advanceTimersByTimeAsync(0);
+    throttle.request('a', true); // during the run: next one right after it
+    release('a');
+    await jest.advanceTimersByTimeAsync(0);
+    expect(runs).toEqual(['a', 'a']);
+    release('a');
+    await jest.advanceTimersByTimeAsync(0);
+    throttle.request('a'); // waits for the spacing...
+    throttle.request('a', true); // ...unless urgent
+    expect(runs).toEqual(['a', 'a', 'a']);
+  });
 });

@@ -4,8 +4,9 @@ interface KeyState {
   lastDurationMs: number;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
-  /** Requested while running: run once more when the current run ends. */
+  /** Requested while running: run once more when the current run ends (`urgent`: at once). */
   again: boolean;
+  urgent: boolean;
 }
 
 /**
@@ -27,16 +28,22 @@ export class KeyedThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  request(key: string): void {
+  /** `now`: start at once (after the run in progress, if any) instead of waiting for the spacing. */
+  request(key: string, now = false): void {
     let state = this.keys.get(key);
     if (!state) {
       this.forgetIdle();
-      state = { lastStartedAt: -Infinity, lastDurationMs: 0, again: false };
+      state = { lastStartedAt: -Infinity, lastDurationMs: 0, again: false, urgent: false };
       this.keys.set(key, state);
     }
-    if (state.timer) return;
     if (state.running) {
       state.again = true;
+      state.urgent ||= now;
+      return;
+    }
+    if (state.timer && !now) return;
+    if (now) {
+      this.start(key);
       return;
     }
     const wait = Math.max(0, state.lastStartedAt + this.spacing(state) - this.now());
@@ -66,9 +73,11 @@ export class KeyedThrottle {
       .finally(() => {
         state.lastDurationMs = this.now() - startedAt;
         state.running = undefined;
-        if (state.again) {
+        if (state.again || state.urgent) {
+          const urgent = state.urgent;
           state.again = false;
-          this.request(key);
+          state.urgent = false;
+          this.request(key, urgent);
         }
       });
   }
