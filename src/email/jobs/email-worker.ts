@@ -259,8 +259,8 @@ class ClaimFeed {
 
   async next(stopping: boolean): Promise<Claimed | undefined> {
     for (;;) {
-      if (this.failure) throw this.failure.error;
       if (this.claimed.length > 0) break;
+      if (this.failure) throw this.failure.error;
       if (this.refill) await this.refill;
       else if (stopping || this.due.length === 0) return undefined;
       else this.startRefill();
@@ -270,9 +270,13 @@ class ClaimFeed {
     return next;
   }
 
-  /** A failed claim is kept and thrown to every slot (no slot may be waiting when a prefetch fails). */
+  /**
+   * A failed claim is kept and thrown to every slot once the jobs already claimed are handed out (those
+   * are this worker's; left alone they would lapse and end dead unsent). No slot may be waiting when a
+   * prefetch fails, hence not a rejected promise.
+   */
   private startRefill(): void {
-    if (this.refill || this.due.length === 0) return;
+    if (this.refill || this.failure || this.due.length === 0) return;
     const batch = this.due.splice(0, this.batchSize);
     this.refill = this.claim(batch)
       .then((jobs) => void this.claimed.push(...jobs))
