@@ -27,6 +27,7 @@ import { SecretKeys } from '../src/config/secret-keys';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { summariseProfile } from './cpu-profile';
 import { type BareServer, freePort, PROJECT_ROOT, runScenarios, startServer } from './http-bench';
+import { cpuSecondsOf, devDatabasePid } from './process-cpu';
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const CONCURRENCY = process.env.EMAIL_WORKER_CONCURRENCY ?? '20';
@@ -110,6 +111,31 @@ function timed<T extends object>(target: T, method: keyof T & string): { calls: 
 }
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
+
+/**
+ * CPU used by the service, the dev database and the SMTP server, per message: on a machine shared with
+ * other work the messages per second vary with the load, the CPU a message costs much less.
+ */
+function cpuMeter(smtpPid: number | undefined): () => string {
+  const dbPid = devDatabasePid();
+  const started = {
+    service: process.cpuUsage(),
+    db: cpuSecondsOf(dbPid),
+    smtp: cpuSecondsOf(smtpPid),
+  };
+  return () => {
+    const service = process.cpuUsage(started.service);
+    const perMessage = (seconds: number | undefined) =>
+      seconds === undefined ? '?' : ((seconds * 1000) / RECIPIENTS).toFixed(2);
+    const db = cpuSecondsOf(dbPid);
+    const smtp = cpuSecondsOf(smtpPid);
+    return (
+      `service ${perMessage((service.user + service.system) / 1e6)}, ` +
+      `dev database ${perMessage(db === undefined ? db : db - started.db!)}, ` +
+      `SMTP server ${perMessage(smtp === undefined ? smtp : smtp - started.smtp!)}`
+    );
+  };
+}
 
 /** (a) Returns false when a recipient was missed or mailed twice. */
 async function fanOut(databaseUri: string): Promise<boolean> {
@@ -198,6 +224,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
       { name: 'Bench', subject: 'News for {{firstName}}', htmlContent: HTML },
       'bench',
     );
+    const cpu = cpuMeter(smtp.child.pid);
     const started = performance.now();
     await campaigns.send('bench', String(draft._id));
     let campaign = draft;
@@ -215,6 +242,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
         await new Promise((r) => setTimeout(r, 20));
     }
     const elapsedMs = performance.now() - started;
+    const cpuPerMessage = cpu();
     clearInterval(planWatch);
     planDoneMs ||= elapsedMs;
     const received = await smtp.report();
@@ -232,6 +260,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
         'plan finished after',
         `${(planDoneMs / 1000).toFixed(1)} s (it runs beside the sends; polled every 250 ms)`,
       ],
+      ['CPU ms per message', cpuPerMessage],
       ['SMTP received', `${received.size} distinct, ${duplicated} duplicated, ${missing} missing`],
       ['RSS before send', mb(rssBefore)],
       ['peak RSS (service: planner + worker)', mb(peakRss)],

@@ -6,10 +6,11 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { cpuSecondsOf } from './process-cpu';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
 export const BENCH_ADMIN = { email: 'bench-admin@example.com', password: 'bench-password-1' };
@@ -149,20 +150,6 @@ export interface BareServer {
   stop(): void;
 }
 
-/**
- * CPU time (user + system, in ms) a process has used so far, from /proc (Linux). Per request, it is a figure
- * that a busy machine disturbs far less than requests per second: it counts the work, not the waiting.
- */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), here counted from field 3 (state): in clock ticks.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 export interface Scenario {
   name: string;
   url: string;
@@ -183,7 +170,7 @@ async function measure(
   scenario: Scenario,
   options: { connections: number; durationS: number; amount?: number },
 ): Promise<{ rps: number; non2xx: number; cpuUsPerRequest?: number }> {
-  const cpuBefore = scenario.pid ? cpuMs(scenario.pid) : undefined;
+  const cpuBefore = cpuSecondsOf(scenario.pid);
   const result = await autocannon({
     url: scenario.url,
     method: scenario.method ?? 'GET',
@@ -202,11 +189,11 @@ async function measure(
       },
     ],
   });
-  const cpuAfter = scenario.pid ? cpuMs(scenario.pid) : undefined;
+  const cpuAfter = cpuSecondsOf(scenario.pid);
   const answered = result.requests.total;
   const cpuUsPerRequest =
     cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
-      ? ((cpuAfter - cpuBefore) * 1000) / answered
+      ? ((cpuAfter - cpuBefore) * 1_000_000) / answered
       : undefined;
   return {
     rps: result.requests.average,

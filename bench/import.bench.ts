@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { summariseProfile } from './cpu-profile';
 import { call, PROJECT_ROOT, startServer } from './http-bench';
+import { cpuSecondsOf, devDatabasePid } from './process-cpu';
 
 const REQUESTS = 10;
 const PER_REQUEST = 10_000;
@@ -55,11 +56,19 @@ async function main(): Promise<void> {
     }
     const rows = [];
     let total = 0;
+    // CPU seconds beside the wall time: on a machine shared with other work they vary much less.
+    const dbPid = devDatabasePid();
+    const cpuBefore = { server: cpuSecondsOf(server.pid), db: cpuSecondsOf(dbPid) };
     for (let n = 0; n < REQUESTS; n++) {
       const result = await importInto('bench-app', n * PER_REQUEST);
       total += result.seconds;
       rows.push({ request: `new people ${n + 1}/${REQUESTS}`, ...result });
     }
+    const cpuUsed = (after: number | undefined, before: number | undefined) =>
+      after === undefined || before === undefined ? '?' : `${(after - before).toFixed(1)} s`;
+    const cpu =
+      `CPU used by the ${REQUESTS} requests: server ${cpuUsed(cpuSecondsOf(server.pid), cpuBefore.server)}, ` +
+      `dev database ${cpuUsed(cpuSecondsOf(dbPid), cpuBefore.db)}`;
     rows.push({
       request: 'the first 10,000 again (already subscribed)',
       ...(await importInto('bench-app', 0)),
@@ -70,6 +79,7 @@ async function main(): Promise<void> {
       `Imported ${REQUESTS * PER_REQUEST} new subscribers in ${total.toFixed(1)} s ` +
         `(${Math.round((REQUESTS * PER_REQUEST) / total)} a second; goal: 100,000 in ≤ 10 s)`,
     );
+    console.log(cpu);
   } finally {
     await server.stop();
     await database.stop();

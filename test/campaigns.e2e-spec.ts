@@ -1,15 +1,18 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getModelToken } from '@nestjs/mongoose';
-import { Types, type Model } from 'mongoose';
+import { trusted, Types, type Model } from 'mongoose';
 import { Contact } from '../src/contacts/schemas/contact.schema';
+import { EmailEvents } from '../src/email/email.events';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { EmailEvent } from '../src/email/tracking/schemas/email-event.schema';
 import { TrackingEvents } from '../src/email/tracking/tracking-events';
 import { CampaignPlanner } from '../src/newsletter/campaigns/campaign-planner';
+import { CampaignProgress } from '../src/newsletter/campaigns/campaign-progress';
 import { Campaign } from '../src/newsletter/campaigns/schemas/campaign.schema';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
-import { drainEmailQueue } from './helpers/email-queue';
+import { drainEmailQueue, type DrainOptions } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
 import { ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
@@ -83,6 +86,11 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
     return res.body.data._id as string;
   };
   const campaignOf = (id: string) => campaigns.findById(id).lean<Campaign>().orFail().exec();
+  /** Works the queue, then runs the campaign recounts the worker's hints scheduled (throttled otherwise). */
+  const drain = async (options?: DrainOptions) => {
+    await drainEmailQueue(t, options);
+    await t.app.get(CampaignProgress).flush();
+  };
 
   /**
    * People of the audience test, by `i % 10`: 0, 7, 8, 9 receive (7 has never been asked for `blog`);
@@ -192,7 +200,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
         .get(SuppressionService)
         .suppress({ email: 'gone@example.com', reason: 'hard_bounce', source: 'test' });
       expect((await admin.http.post(`${base()}/${id}/test`, { email: 'gone@example.com' })).status).toBe(200);
-      await drainEmailQueue(t);
+      await drain();
       expect(recipients()).toEqual(['tester@example.com']);
       const mail = decoded(smtp.received[0]);
       expect(smtp.received[0].headers.subject).toBe('[Test] News for');
@@ -215,7 +223,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       expect((await admin.http.patch(`${base()}/${id}`, { name: 'late' })).status).toBe(409);
       expect((await admin.http.delete(`${base()}/${id}`)).status).toBe(409);
 
-      await drainEmailQueue(t, { deadlineMs: 60_000 });
+      await drain({ deadlineMs: 60_000 });
 
       expect(recipients()).toEqual(expected);
       expect(new Set(recipients()).size).toBe(smtp.received.length);
@@ -241,7 +249,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       await seedPeople(1);
       const id = await createCampaign();
       await admin.http.post(`${base()}/${id}/send`);
-      await drainEmailQueue(t);
+      await drain();
 
       const mail = mailTo('person0@example.com');
       expect(mail.headers.subject).toBe('News for P0');
@@ -274,7 +282,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
         const id = await createCampaign();
         const jobId = (await admin.http.post(`${base()}/${id}/send`)).body.data.jobId as string;
         // The engine retries the failed plan (after a short backoff in this test).
-        await drainEmailQueue(t, { deadlineMs: 60_000 });
+        await drain({ deadlineMs: 60_000 });
         const plan = await jobs.findById(jobId).lean<EmailJob>().orFail().exec();
         expect(plan).toMatchObject({ status: 'completed', attempts: 2, lastError: 'planner process died' });
         // Run 1 queued batches 1 and 2 (checkpointed 1); run 2 queued 2 again (no new job) and 3.
@@ -295,7 +303,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       try {
         const id = await createCampaign();
         await admin.http.post(`${base()}/${id}/send`);
-        await drainEmailQueue(t);
+        await drain();
         const campaign = await campaignOf(id);
         expect(campaign.status).toBe('failed');
         expect(campaign.stats).toEqual({ total: 1, sent: 0, failed: 1 });
@@ -303,6 +311,116 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       } finally {
         smtp.verdict = () => ({ accept: true });
       }
+    });
+
+    it('ends `failed` with an empty audience (the completed plan finishes it)', async () => {
+      const id = await createCampaign();
+      await admin.http.post(`${base()}/${id}/send`);
+      await drain();
+      const campaign = await campaignOf(id);
+      expect(campaign).toMatchObject({ status: 'failed', stats: { total: 0, sent: 0, failed: 0 } });
+    });
+  });
+
+  describe('completion counted from the queue', () => {
+    /** The worker's hints to the campaigns vanish, as when its process dies right after recording outcomes. */
+    const losingHints = () => {
+      const emitter = t.app.get(EventEmitter2);
+      const emit = emitter.emit.bind(emitter);
+      return jest
+        .spyOn(emitter, 'emit')
+        .mockImplementation((event, ...values: unknown[]) =>
+          event === EmailEvents.CampaignJobsFinished ? false : emit(event, ...values),
+        );
+    };
+    const messagesTo = (id: string, addresses: string[]) => ({
+      campaignId: id,
+      type: 'email.send' as const,
+      'payload.to': trusted({ $in: addresses }),
+    });
+
+    it('completes with exact figures through the sweep when the worker’s notice is lost', async () => {
+      await seedPeople(12, () => 0);
+      // One permanent refusal: a message that ends `dead` counts as failed.
+      smtp.verdict = (mail) =>
+        mail.to.includes('person5@example.com')
+          ? { accept: false, code: 550, message: 'No such user' }
+          : { accept: true };
+      const lost = losingHints();
+      try {
+        const id = await createCampaign();
+        await admin.http.post(`${base()}/${id}/send`);
+        await drain();
+        expect(smtp.received).toHaveLength(11);
+        // Every outcome is recorded on the jobs, but the campaign heard of none of them.
+        expect(await campaignOf(id)).toMatchObject({
+          status: 'sending',
+          stats: { total: 0, sent: 0, failed: 0 },
+        });
+
+        const progress = t.app.get(CampaignProgress);
+        expect(await progress.sweep()).toBe(1);
+        const campaign = await campaignOf(id);
+        expect(campaign).toMatchObject({ status: 'sent', stats: { total: 12, sent: 11, failed: 1 } });
+        expect(campaign.completedAt).toBeInstanceOf(Date);
+        // Swept again: a finished campaign is left alone.
+        expect(await progress.sweep()).toBe(0);
+        expect((await campaignOf(id)).completedAt).toEqual(campaign.completedAt);
+      } finally {
+        lost.mockRestore();
+        smtp.verdict = () => ({ accept: true });
+      }
+    });
+
+    it('keeps exact figures however often outcomes are reported, and waits for retries', async () => {
+      await seedPeople(10, () => 0);
+      const lost = losingHints();
+      const id = await createCampaign();
+      try {
+        await admin.http.post(`${base()}/${id}/send`);
+        await drain();
+      } finally {
+        lost.mockRestore();
+      }
+      // Three messages were refused for now and wait for a retry (written as a worker records it).
+      const retrying = ['person0@example.com', 'person1@example.com', 'person2@example.com'];
+      await jobs
+        .updateMany(messagesTo(id, retrying), {
+          $set: { status: 'failed', scheduledAt: new Date(Date.now() + 3_600_000) },
+          $unset: { messageId: '' },
+        })
+        .exec();
+      const progress = t.app.get(CampaignProgress);
+      // The same outcome batch reported several times over (hints and sweeps): set, never added up.
+      const hint = () =>
+        t.app.get(EventEmitter2).emit(EmailEvents.CampaignJobsFinished, { campaignIds: [id] });
+      for (let i = 0; i < 3; i += 1) hint();
+      await progress.flush();
+      await progress.sweep();
+      hint();
+      await progress.flush();
+      expect(await campaignOf(id)).toMatchObject({
+        status: 'sending',
+        stats: { total: 10, sent: 7, failed: 0 },
+      });
+
+      // The retries end: one delivered, two dead after their last attempt.
+      await jobs
+        .updateOne(messagesTo(id, ['person0@example.com']), {
+          $set: { status: 'completed', messageId: 'retried@mail.example.com' },
+        })
+        .exec();
+      await jobs
+        .updateMany(messagesTo(id, retrying.slice(1)), { $set: { status: 'dead', lastError: 'gave up' } })
+        .exec();
+      hint();
+      hint();
+      await progress.flush();
+      await progress.sweep();
+      expect(await campaignOf(id)).toMatchObject({
+        status: 'sent',
+        stats: { total: 10, sent: 8, failed: 2 },
+      });
     });
   });
 
@@ -315,7 +433,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       await seedPeople(1);
       campaignId = await createCampaign();
       await admin.http.post(`${base()}/${campaignId}/send`);
-      await drainEmailQueue(t);
+      await drain();
       mail = mailTo('person0@example.com');
       person = await contacts.findOne({ email: 'person0@example.com' }).lean<Contact>().orFail().exec();
     });

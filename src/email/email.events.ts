@@ -1,20 +1,23 @@
 /** Events the e-mail engine emits for other modules (EventEmitter2). */
 export const EmailEvents = {
-  /** Some `email.send` jobs of one campaign reached a final state (one event per campaign per outcome batch). */
-  CampaignMessagesFinished: 'email.campaign.messagesFinished',
+  /** Jobs of these campaigns changed state (one event per outcome batch and per reaping). */
+  CampaignJobsFinished: 'email.campaign.jobsFinished',
   /** The complaint guard held a campaign's remaining messages; its owner shows why (`CampaignHeldEvent`). */
   CampaignHeld: 'email.campaign.held',
 } as const;
 
 /**
- * Final outcomes of a campaign's messages, counted once each: `sent` were handed to the provider; `failed`
- * ended without delivery (dead after retries or a permanent error, or skipped because the address is
- * suppressed). A retry (`failed` job status with a later attempt) is not final and is not counted.
+ * A hint, not a record: the listener recounts the campaigns from the queue (`EmailService.campaignJobCounts`).
+ * It may be lost (a process killed after recording outcomes, a listener failure), so the campaign's owner
+ * must not depend on receiving it; it only makes the campaign's figures current sooner.
  */
-export interface CampaignMessagesFinishedEvent {
-  campaignId: string;
-  sent: number;
-  failed: number;
+export interface CampaignJobsFinishedEvent {
+  campaignIds: string[];
+  /**
+   * Sent when a worker's run ends (it found nothing more due) for the campaigns it touched in the run: the
+   * moment a campaign may have just finished, so a recount should not wait for its spacing.
+   */
+  drained?: boolean;
 }
 
 /** The complaint guard held a campaign's remaining messages (EmailEvents.CampaignHeld). */

@@ -4,7 +4,7 @@ import type { BatchPlan } from './jobs/batch-plan';
 import { CampaignHolds } from './jobs/campaign-holds';
 import { assertSendable, type EmailMessage, type EnqueueOptions } from './jobs/email-message';
 import { assertRecipientsPlan, type RecipientsPlan } from './jobs/recipients-plan';
-import { EmailJobStore, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
+import { EmailJobStore, type CampaignJobCounts, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
 import { DEFAULT_MAX_ATTEMPTS } from './jobs/schemas/email-job.schema';
 
 /** Enqueuing more than this in one call is refused: large sends go through a batch plan. */
@@ -59,9 +59,9 @@ export class EmailService {
     return this.holds.release(campaignId);
   }
 
-  /** How many messages a campaign has in the queue (its plan's exact total, once the plan has run). */
-  countCampaignMessages(campaignId: string): Promise<number> {
-    return this.store.countCampaignMessages(campaignId);
+  /** A campaign's messages counted from the queue by final state, and whether its plan has finished. */
+  campaignJobCounts(campaignId: string): Promise<CampaignJobCounts> {
+    return this.store.campaignJobCounts(campaignId);
   }
 
   async enqueueBatchPlan(plan: BatchPlan, options: EnqueueOptions = {}): Promise<EnqueuedJob> {

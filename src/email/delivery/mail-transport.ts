@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createTransport, type Transporter } from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
@@ -56,9 +56,13 @@ type GetSocketCallback = (
   socketOptions?: { connection: ReturnType<typeof connect> },
 ) => void;
 
-/** Opens the pool's TCP connection with TCP_NODELAY; nodemailer takes it as an already open connection. */
+/**
+ * Opens the pool's TCP connection with TCP_NODELAY and writes coalesced per event-loop turn; nodemailer
+ * takes it as an already open connection.
+ */
 function connectWithoutNagle(options: { host?: string; port?: number }, callback: GetSocketCallback): void {
   const socket = connect({ host: options.host ?? 'localhost', port: options.port ?? 25, noDelay: true });
+  coalesceWrites(socket);
   const fail = (error: Error) => callback(error);
   socket.once('error', fail);
   socket.setTimeout(SMTP_TIMEOUTS.connectionTimeout, () =>
@@ -70,6 +74,29 @@ function connectWithoutNagle(options: { host?: string; port?: number }, callback
     socket.setKeepAlive(true);
     callback(null, { connection: socket });
   });
+}
+
+/**
+ * Sends what is written to the socket during one event-loop turn as one write (`cork` at the first write,
+ * `uncork` once the turn's I/O callbacks have run). nodemailer pipes a message into the socket as dozens
+ * of small chunks (headers, each encoded line block, the dot-escaping stream's pieces); without Nagle each
+ * was a syscall and a TCP segment of its own, the largest share of the worker's CPU in the campaign bench.
+ */
+function coalesceWrites(socket: Socket): void {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  socket.write = (...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(uncork);
+    }
+    return write(...args);
+  };
 }
 
 /**

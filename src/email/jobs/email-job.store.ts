@@ -5,7 +5,12 @@ import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { JobRetention } from './job-retention';
 import type { SentMessage } from '../events/sent-message';
-import { CLAIMABLE_STATUSES, EmailJob, type EmailJobType } from './schemas/email-job.schema';
+import {
+  CLAIMABLE_STATUSES,
+  EmailJob,
+  type EmailJobStatus,
+  type EmailJobType,
+} from './schemas/email-job.schema';
 
 export interface NewJob {
   type: EmailJobType;
@@ -45,11 +50,27 @@ export interface FinishedJob {
   attempts: number;
   lockToken: string;
   outcome: JobOutcome;
-  /** The campaign of an `email.send` job, whose statistics count its final outcome. */
+  /** The job's campaign (a campaign's messages and its plan), recounted once outcomes are recorded. */
   campaignId?: string | null;
   /** Who an `email.send` job's message is for: its `sent` event names them (SentEvents). */
   message?: SentMessage;
 }
+
+/**
+ * A campaign's jobs by final state. `sent`: handed to the provider; `failed`: ended without delivery (dead,
+ * or skipped because the address was suppressed); the rest of `total` is still on its way (pending,
+ * processing, waiting for a retry, or any other state that is not final).
+ */
+export interface CampaignJobCounts {
+  /** The plan has queued every message (completed), or will queue no more (dead). */
+  planFinished: boolean;
+  total: number;
+  sent: number;
+  failed: number;
+}
+
+/** States a job never leaves. */
+const FINAL_STATUSES: readonly EmailJobStatus[] = ['completed', 'dead'];
 
 export const LAPSED_DELIVERY_ERROR =
   'The worker stopped during delivery, so whether the message left is unknown; not retried, to avoid a duplicate';
@@ -211,14 +232,14 @@ export class EmailJobStore {
    */
   async reapLapsedLeases(
     now = new Date(),
-  ): Promise<{ dead: number; requeued: number; deadByCampaign: Map<string, number> }> {
+  ): Promise<{ dead: number; requeued: number; campaignIds: Set<string> }> {
     const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
-    // One update per job, guarded by the lapsed holder's token, so each death is counted once (for the
-    // campaign statistics) even when two workers reap at the same time. A dead worker held few jobs.
+    // One update per job, guarded by the lapsed holder's token, so the campaigns whose messages this reaper
+    // ended are known (to recount them). A dead worker held few jobs.
     const sends = await this.collection
       .find({ ...lapsed, type: 'email.send' }, { projection: { campaignId: 1, lockToken: 1 } })
       .toArray();
-    const deadByCampaign = new Map<string, number>();
+    const campaignIds = new Set<string>();
     let dead = 0;
     for (const send of sends) {
       const result = await this.collection.updateOne(
@@ -236,9 +257,7 @@ export class EmailJobStore {
       );
       dead += result.modifiedCount;
       const campaignId = send.campaignId as string | null | undefined;
-      if (result.modifiedCount > 0 && campaignId) {
-        deadByCampaign.set(campaignId, (deadByCampaign.get(campaignId) ?? 0) + 1);
-      }
+      if (result.modifiedCount > 0 && campaignId) campaignIds.add(campaignId);
     }
     // Plans are rare: each gets the claim key of its next attempt, guarded by the lapsed holder's token.
     const plans = await this.collection
@@ -261,20 +280,42 @@ export class EmailJobStore {
       );
       requeued += result.modifiedCount;
     }
-    return { dead, requeued, deadByCampaign };
+    return { dead, requeued, campaignIds };
   }
 
-  /** The jobs among `ids` that a reaper marked dead (their outcome was not this worker's to record). */
-  async reapedAmong(ids: ObjectId[]): Promise<Set<string>> {
-    const docs = await this.collection
-      .find({ _id: { $in: ids }, lastError: LAPSED_DELIVERY_ERROR }, { projection: { _id: 1 } })
+  /**
+   * A campaign's jobs counted by final state, from one aggregation over `{campaignId, status, type,
+   * messageId}` (on MongoDB that index covers it: no job document is read). Recounting instead of adding up
+   * reports makes the figures exact whatever was lost or reported twice.
+   */
+  async campaignJobCounts(campaignId: string): Promise<CampaignJobCounts> {
+    const groups = await this.collection
+      .aggregate<{ _id: { type: EmailJobType; status: EmailJobStatus; delivered: boolean }; count: number }>([
+        { $match: { campaignId } },
+        {
+          $group: {
+            _id: {
+              type: '$type',
+              status: '$status',
+              // A message handed to the provider has its Message-ID; a suppressed skip completes without one.
+              delivered: { $cond: [{ $ifNull: ['$messageId', false] }, true, false] },
+            },
+            count: { $sum: 1 },
+          },
+        },
+      ])
       .toArray();
-    return new Set(docs.map((doc) => String(doc._id)));
-  }
-
-  /** How many messages (`email.send` jobs) a campaign has in the queue, whatever their status. */
-  countCampaignMessages(campaignId: string): Promise<number> {
-    return this.collection.countDocuments({ campaignId, type: 'email.send' });
+    const counts: CampaignJobCounts = { planFinished: false, total: 0, sent: 0, failed: 0 };
+    for (const { _id, count } of groups) {
+      if (_id.type === 'email.batch.plan') {
+        if (FINAL_STATUSES.includes(_id.status)) counts.planFinished = true;
+        continue;
+      }
+      counts.total += count;
+      if (_id.status === 'completed' && _id.delivered) counts.sent += count;
+      else if (FINAL_STATUSES.includes(_id.status)) counts.failed += count;
+    }
+    return counts;
   }
 }
 

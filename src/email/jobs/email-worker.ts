@@ -10,7 +10,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../config/env';
-import { EmailEvents, type CampaignMessagesFinishedEvent } from '../email.events';
+import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
 import { SentEvents, sentMessageOf } from '../events/sent-events';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { BatchPlan } from './batch-plan';
@@ -109,6 +109,16 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async runOnce(): Promise<WorkerRunSummary> {
     const summary = emptySummary();
+    const touched = new Set<string>();
+    try {
+      await this.workUntilIdle(summary, touched);
+    } finally {
+      this.campaignJobsFinished([...touched], true);
+    }
+    return summary;
+  }
+
+  private async workUntilIdle(summary: WorkerRunSummary, touched: Set<string>): Promise<void> {
     let reapedAt = 0;
     while (!this.stopping) {
       // A busy queue keeps one run going for long: lapsed leases are reaped at its start and every minute.
@@ -118,26 +128,23 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }
       const due = await this.store.findDue(this.options.scanSize);
       if (due.length === 0) break;
-      const claimed = await this.work(spreadWithinPriority(due), summary);
+      const claimed = await this.work(spreadWithinPriority(due), summary, touched);
       // Every job of the scan went to other workers: leave the rest to the next tick instead of spinning.
       if (claimed === 0) break;
     }
-    return summary;
   }
 
   private async reap(summary: WorkerRunSummary): Promise<void> {
     const reaped = await this.store.reapLapsedLeases();
     summary.reaped += reaped.dead + reaped.requeued;
-    for (const [campaignId, failed] of reaped.deadByCampaign) {
-      await this.campaignMessagesFinished({ campaignId, sent: 0, failed });
-    }
+    this.campaignJobsFinished([...reaped.campaignIds]);
     if (reaped.dead > 0) {
       this.logger.warn(`${reaped.dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
     }
   }
 
   /** Works through one scan; returns how many jobs this worker claimed. */
-  private async work(due: DueJob[], summary: WorkerRunSummary): Promise<number> {
+  private async work(due: DueJob[], summary: WorkerRunSummary, touched: Set<string>): Promise<number> {
     const scanToken = randomBytes(12).toString('hex');
     const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
     const memo: TemplateMemo = new Map();
@@ -146,7 +153,10 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       this.options.finishBatchSize,
       summary,
       this.logger,
-      (event) => this.campaignMessagesFinished(event),
+      (campaignIds) => {
+        for (const id of campaignIds) touched.add(id);
+        this.campaignJobsFinished(campaignIds);
+      },
       this.sentEvents,
     );
     let claimed = 0;
@@ -171,7 +181,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
           attempts: job.attempts,
           lockToken,
           outcome,
-          campaignId: job.type === 'email.send' ? job.campaignId : null,
+          campaignId: job.campaignId,
           message: sentMessageOf(job),
         });
       }
@@ -211,17 +221,19 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * Tells the campaign's owner (newsletters) about final outcomes. A listener's failure is logged, not
-   * thrown: the outcomes are recorded on the jobs already, and the queue must keep moving.
+   * Hints to the campaigns' owner (newsletters) that it may recount them from the queue. Not awaited, and a
+   * listener's failure is logged, not thrown: the outcomes are recorded on the jobs already, the owner's
+   * periodic sweep repairs a lost hint, and the queue must keep moving.
    */
-  private async campaignMessagesFinished(event: CampaignMessagesFinishedEvent): Promise<void> {
+  private campaignJobsFinished(campaignIds: string[], drained = false): void {
+    if (campaignIds.length === 0) return;
     try {
-      await this.events.emitAsync(EmailEvents.CampaignMessagesFinished, event);
+      this.events.emit(EmailEvents.CampaignJobsFinished, {
+        campaignIds,
+        drained,
+      } satisfies CampaignJobsFinishedEvent);
     } catch (error) {
-      this.logger.error(
-        `Campaign ${event.campaignId}: counting ${event.sent} sent / ${event.failed} failed failed: ` +
-          (error as Error).message,
-      );
+      this.logger.error(`Campaigns ${campaignIds.join(', ')}: hint failed: ${(error as Error).message}`);
     }
   }
 
@@ -239,13 +251,16 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
 type Claimed = { job: EmailJob; lockToken: string };
 
 /**
- * Hands claimed jobs to the worker's slots, claiming the next `batchSize` scanned jobs in one go when it
- * runs dry (one claim round trip per batch instead of one per message). Once shutdown begins it hands out
- * only what is already claimed: those jobs are this worker's and are sent, not left to lapse.
+ * Hands claimed jobs to the worker's slots, claiming `batchSize` scanned jobs in one go (one claim round
+ * trip per batch instead of one per message). The next batch is claimed while the slots still have half a
+ * batch to start, so they do not stand idle during the round trip; this worker holds at most two batches
+ * beyond the messages in flight. Once shutdown begins it claims no more and hands out only what is
+ * claimed (a claim in flight included): those jobs are this worker's and are sent, not left to lapse.
  */
 class ClaimFeed {
   private claimed: Claimed[] = [];
   private refill: Promise<void> | null = null;
+  private failure: { error: unknown } | null = null;
 
   constructor(
     private readonly due: DueJob[],
@@ -254,19 +269,30 @@ class ClaimFeed {
   ) {}
 
   async next(stopping: boolean): Promise<Claimed | undefined> {
-    while (this.claimed.length === 0) {
-      if (stopping || (this.due.length === 0 && !this.refill)) return undefined;
-      this.refill ??= this.fill().finally(() => {
-        this.refill = null;
-      });
-      await this.refill;
+    for (;;) {
+      if (this.claimed.length > 0) break;
+      if (this.failure) throw this.failure.error;
+      if (this.refill) await this.refill;
+      else if (stopping || this.due.length === 0) return undefined;
+      else this.startRefill();
     }
-    return this.claimed.shift();
+    const next = this.claimed.shift();
+    if (!stopping && this.claimed.length < this.batchSize / 2) this.startRefill();
+    return next;
   }
 
-  private async fill(): Promise<void> {
+  /**
+   * A failed claim is kept and thrown to every slot once the jobs already claimed are handed out (those
+   * are this worker's; left alone they would lapse and end dead unsent). No slot may be waiting when a
+   * prefetch fails, hence not a rejected promise.
+   */
+  private startRefill(): void {
+    if (this.refill || this.failure || this.due.length === 0) return;
     const batch = this.due.splice(0, this.batchSize);
-    if (batch.length > 0) this.claimed.push(...(await this.claim(batch)));
+    this.refill = this.claim(batch)
+      .then((jobs) => void this.claimed.push(...jobs))
+      .catch((error: unknown) => void (this.failure = { error }))
+      .finally(() => (this.refill = null));
   }
 }
 
@@ -279,7 +305,7 @@ class FinishBuffer {
     private readonly size: number,
     private readonly summary: WorkerRunSummary,
     private readonly logger: Logger,
-    private readonly campaignMessagesFinished: (event: CampaignMessagesFinishedEvent) => Promise<void>,
+    private readonly campaignJobsFinished: (campaignIds: string[]) => void,
     private readonly sentEvents: SentEvents,
   ) {}
 
@@ -294,32 +320,24 @@ class FinishBuffer {
     const batch = this.pending;
     this.pending = [];
     const recorded = await this.store.finish(batch);
-    let ours = batch;
     if (recorded < batch.length) {
       this.logger.warn(
         `${batch.length - recorded} e-mail job outcome(s) not recorded: the lease had been reaped`,
       );
-      // The reaper counted those (as failed); only the outcomes recorded here are this worker's to count.
-      const reaped = await this.store.reapedAmong(batch.map((job) => job.id));
-      ours = batch.filter((job) => !reaped.has(String(job.id)));
     }
-    // Buffered, not written here: the slots never wait for the events' insert.
-    this.sentEvents.record(ours);
-    for (const event of campaignTallies(ours)) await this.campaignMessagesFinished(event);
+    // Buffered, not written here: the slots never wait for the events' insert. A message whose lease was
+    // reaped meanwhile still left (the SMTP server accepted it), so its `sent` event is true all the same.
+    this.sentEvents.record(batch);
+    this.campaignJobsFinished(finishedCampaigns(batch));
   }
 }
 
-/** Final outcomes per campaign: delivered is `sent`; dead or skipped (suppressed) is `failed`; retries wait. */
-function campaignTallies(finished: FinishedJob[]): CampaignMessagesFinishedEvent[] {
-  const byCampaign = new Map<string, CampaignMessagesFinishedEvent>();
-  for (const { campaignId, outcome } of finished) {
-    if (!campaignId || outcome.status === 'failed') continue;
-    let tally = byCampaign.get(campaignId);
-    if (!tally) byCampaign.set(campaignId, (tally = { campaignId, sent: 0, failed: 0 }));
-    if (outcome.status === 'completed' && outcome.messageId) tally.sent += 1;
-    else tally.failed += 1;
-  }
-  return [...byCampaign.values()];
+/** Campaigns with a final outcome in the batch (a retry changes none of their figures). */
+function finishedCampaigns(batch: FinishedJob[]): string[] {
+  const ids = new Set<string>();
+  for (const { campaignId, outcome } of batch)
+    if (campaignId && outcome.status !== 'failed') ids.add(campaignId);
+  return [...ids];
 }
 
 function emptySummary(): WorkerRunSummary {

@@ -11,7 +11,6 @@ import { SuppressionService } from '../../email/suppression/suppression.service'
 import { ClickTargets } from '../../email/tracking/click-targets';
 import { TrackingLinks } from '../../email/tracking/tracking-links';
 import { CampaignRenderer } from './campaign-renderer';
-import { CampaignsService } from './campaigns.service';
 import { Campaign } from './schemas/campaign.schema';
 
 /** People read, checked and queued per round: memory stays flat whatever the audience's size. */
@@ -29,8 +28,8 @@ export interface CampaignPlan extends BatchPlan {
  * each person's message (Handlebars variables, tracking links, unsubscribe link and headers), queues the
  * batch with idempotency keys `campaign:<id>:<person>` in one insert, then checkpoints the last `_id` on
  * the campaign. A plan that dies is run again by the engine and resumes after the checkpoint: the batch in
- * flight is queued again, and its keys turn it into no new message (no duplicate, no gap). At the end the
- * total is counted from the queue, so it is exact whatever happened in between.
+ * flight is queued again, and its keys turn it into no new message (no duplicate, no gap). The campaign's
+ * figures are counted from the queue (`CampaignProgress`), so they are exact whatever happened in between.
  */
 @Injectable()
 export class CampaignPlanner implements OnModuleInit {
@@ -43,7 +42,6 @@ export class CampaignPlanner implements OnModuleInit {
     private readonly email: EmailService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
     private readonly tracking: TrackingLinks,
-    private readonly service: CampaignsService,
   ) {}
 
   onModuleInit(): void {
@@ -73,27 +71,19 @@ export class CampaignPlanner implements OnModuleInit {
       outcome.enqueued += created;
       outcome.alreadyQueued += jobs.length - created;
       cursor = people[people.length - 1]._id;
-      await this.checkpoint(campaignId, cursor, created);
+      await this.checkpoint(campaignId, cursor);
     }
-    const total = await this.email.countCampaignMessages(campaignId);
-    const planned = await this.campaigns
-      .findOneAndUpdate(
-        { _id: campaign._id, status: 'sending' },
-        { $set: { 'stats.total': total, planned: true } },
-        { returnDocument: 'after' },
-      )
-      .lean<Campaign>()
+    // Informational: the campaign completes once the plan job itself is recorded `completed` (the recount
+    // reads that from the queue, after this returns).
+    await this.campaigns
+      .updateOne({ _id: campaign._id, status: 'sending' }, { $set: { planned: true } })
       .exec();
-    // An empty audience, or messages that all finished while the plan was still running.
-    if (planned) await this.service.completeIfFinished(planned);
     return outcome;
   }
 
-  /** Records that every person up to `cursor` has a queued message (and the running total, for progress). */
-  async checkpoint(campaignId: string, cursor: string, created: number): Promise<void> {
-    await this.campaigns
-      .updateOne({ _id: campaignId }, { $set: { planCursor: cursor }, $inc: { 'stats.total': created } })
-      .exec();
+  /** Records that every person up to `cursor` has a queued message. */
+  async checkpoint(campaignId: string, cursor: string): Promise<void> {
+    await this.campaigns.updateOne({ _id: campaignId }, { $set: { planCursor: cursor } }).exec();
   }
 
   private messageFor(campaign: Campaign, renderer: CampaignRenderer, person: AudienceMember): EmailMessage {

@@ -5,6 +5,7 @@ import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../../email/email.module';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { CampaignPlanner } from './campaign-planner';
+import { CampaignProgress } from './campaign-progress';
 import { NewsletterTemplatesModule } from '../templates/newsletter-templates.module';
 import { NewsletterTemplatesService } from '../templates/newsletter-templates.service';
 import { CAMPAIGN_TEMPLATE_SOURCE } from './campaign-template-source';
@@ -29,6 +30,7 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
     CampaignsService,
     CampaignPlanner,
     CampaignHoldsListener,
+    CampaignProgress,
     { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
   ],
 })

@@ -1,12 +1,10 @@
 import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import { isValidObjectId, Model } from 'mongoose';
+import { Model } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
 import { findScoped } from '../../common/tenancy/scoped';
-import { EmailEvents, type CampaignMessagesFinishedEvent } from '../../email/email.events';
 import { EmailService } from '../../email/email.service';
 import { CAMPAIGN_TEMPLATE_SOURCE, type CampaignTemplateSource } from './campaign-template-source';
 import { CampaignRenderer, templateProblem } from './campaign-renderer';
@@ -21,7 +19,7 @@ const TEST_PRIORITY = 10;
 /**
  * Campaigns of one app (DESIGN "Campaigns"): drafts are edited freely; sending fixes the content's link
  * table and hands the campaign to a batch plan (`CampaignPlanner`) that queues one message per recipient.
- * Statistics follow the e-mail engine's final outcomes; the campaign is `sent` once every message is.
+ * Statistics and completion are `CampaignProgress`'s, recounted from the queue.
  */
 @Injectable()
 export class CampaignsService {
@@ -138,36 +136,6 @@ export class CampaignsService {
       { priority: TEST_PRIORITY },
     );
     return { jobId: job.id };
-  }
-
-  /** Counts final outcomes as the e-mail engine records them ($inc: correct with any number of workers). */
-  @OnEvent(EmailEvents.CampaignMessagesFinished, { suppressErrors: false })
-  async onMessagesFinished(event: CampaignMessagesFinishedEvent): Promise<void> {
-    if (!isValidObjectId(event.campaignId)) return;
-    const campaign = await this.campaigns
-      .findOneAndUpdate(
-        { _id: event.campaignId },
-        { $inc: { 'stats.sent': event.sent, 'stats.failed': event.failed } },
-        { returnDocument: 'after' },
-      )
-      .lean<Campaign>()
-      .exec();
-    if (campaign) await this.completeIfFinished(campaign);
-  }
-
-  /**
-   * `sent` (or `failed` when not one message could be sent) once the plan is done and every message has a
-   * final outcome. Conditional on `sending`, so of several workers finishing the last messages one decides.
-   */
-  async completeIfFinished(campaign: Campaign): Promise<void> {
-    const { total, sent, failed } = campaign.stats;
-    if (campaign.status !== 'sending' || !campaign.planned || sent + failed < total) return;
-    await this.campaigns
-      .updateOne(
-        { _id: campaign._id, status: 'sending' },
-        { $set: { status: sent > 0 ? 'sent' : 'failed', completedAt: new Date() } },
-      )
-      .exec();
   }
 
   private async withTemplate(

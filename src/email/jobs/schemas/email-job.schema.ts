@@ -71,8 +71,9 @@ EmailJobSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
 EmailJobSchema.index({ status: 1, priority: -1, scheduledAt: 1 });
 // EmailJobStore.reapLapsedLeases: status and type are equalities, the lease expiry is the range.
 EmailJobSchema.index({ status: 1, type: 1, leaseExpiresAt: 1 });
-// The admin list and statistics filters.
-EmailJobSchema.index({ campaignId: 1, status: 1 });
+// The admin list and statistics filters by campaign (and status: the prefix), and a campaign's recount
+// (EmailJobStore.campaignJobCounts groups by the other three fields, so this index covers it).
+EmailJobSchema.index({ campaignId: 1, status: 1, type: 1, messageId: 1 });
 EmailJobSchema.index({ type: 1, status: 1, createdAt: -1 });
 EmailJobSchema.index({ messageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).

@@ -44,7 +44,7 @@ export class Campaign {
   @Prop({ type: String, default: null }) planJobId: string | null;
   /** The plan's checkpoint: the last person (`_id`) whose message is queued; a resumed plan starts after it. */
   @Prop({ type: String, default: null }) planCursor: string | null;
-  /** The plan has queued every message and `stats.total` is final. */
+  /** The plan has queued every message (the campaign completes once the plan job is recorded `completed`). */
   @Prop({ default: false }) planned: boolean;
   /**
    * Set while the complaint guard holds the campaign's remaining messages (why, in words), cleared when an
@@ -60,3 +60,5 @@ export class Campaign {
 export const CampaignSchema = SchemaFactory.createForClass(Campaign);
 CampaignSchema.index({ appId: 1, createdAt: -1 });
 CampaignSchema.index({ appId: 1, status: 1, createdAt: -1 });
+// CampaignProgress.sweep: the campaigns still sending, across apps (a background task, not a request).
+CampaignSchema.index({ status: 1 });
