@@ -16,7 +16,7 @@ import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import { SMTPServer } from 'smtp-server';
 import { LinkTokens } from '../src/common/crypto/link-token';
 import { SecretKeys } from '../src/config/secret-keys';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { summariseProfile } from './cpu-profile';
+import { serverProfile } from './cpu-profile';
 import { type BareServer, freePort, PROJECT_ROOT, runScenarios, startServer } from './http-bench';
 import { cpuSecondsOf, devDatabasePid } from './process-cpu';
 
@@ -304,12 +304,11 @@ async function startBareGif(): Promise<BareServer> {
 /** (b) The pixel route against bare Fastify. */
 async function pixel(databaseUri: string): Promise<void> {
   const secret = randomBytes(32).toString('hex');
-  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profile = serverProfile();
   const server = await startServer(
     join(PROJECT_ROOT, 'dist'),
     withDatabaseName(databaseUri, 'bench_pixel'),
-    nodeArgs,
+    profile.nodeArgs,
     { APP_SECRET: secret },
   );
   const bare = await startBareGif();
@@ -337,11 +336,7 @@ async function pixel(databaseUri: string): Promise<void> {
     await server.stop();
     bare.stop();
   }
-  if (profileDir) {
-    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
-    console.log('Server CPU time by where it was spent (self time, both pixel runs):');
-    console.table(summariseProfile(join(profileDir, file)));
-  }
+  profile.report('both pixel runs');
 }
 
 async function main(): Promise<void> {

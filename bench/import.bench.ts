@@ -10,10 +10,8 @@
  * (each person gets the second app's subscription).
  */
 import { join } from 'node:path';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { summariseProfile } from './cpu-profile';
+import { serverProfile } from './cpu-profile';
 import { call, PROJECT_ROOT, startServer } from './http-bench';
 import { cpuSecondsOf, devDatabasePid } from './process-cpu';
 
@@ -29,12 +27,11 @@ const entries = (from: number) =>
 
 async function main(): Promise<void> {
   const database = await startDevDatabase();
-  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profile = serverProfile();
   const server = await startServer(
     join(PROJECT_ROOT, 'dist'),
     withDatabaseName(database.uri, 'bench_import'),
-    nodeArgs,
+    profile.nodeArgs,
   );
   const importInto = async (appId: string, from: number) => {
     const started = process.hrtime.bigint();
@@ -84,11 +81,7 @@ async function main(): Promise<void> {
     await server.stop();
     await database.stop();
   }
-  if (profileDir) {
-    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
-    console.log('Server CPU time by where it was spent (self time):');
-    console.table(summariseProfile(join(profileDir, file)));
-  }
+  profile.report('the whole run');
 }
 
 main().catch((error: unknown) => {

@@ -14,10 +14,8 @@
  * The server runs without the e-mail worker (the welcome jobs are queued, not sent).
  */
 import { join } from 'node:path';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { summariseProfile } from './cpu-profile';
+import { serverProfile } from './cpu-profile';
 import { call, PROJECT_ROOT, runScenarios, type Scenario, startBareFastify, startServer } from './http-bench';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -26,12 +24,11 @@ const ORIGIN = 'https://www.bench.test';
 
 async function main(): Promise<void> {
   const database = await startDevDatabase();
-  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profile = serverProfile();
   const server = await startServer(
     join(PROJECT_ROOT, 'dist'),
     withDatabaseName(database.uri, 'bench_joinlist'),
-    nodeArgs,
+    profile.nodeArgs,
   );
   const created = await call(server.baseUrl, 'POST', '/admin/apps', server.admin, {
     id: 'bench-app',
@@ -71,11 +68,7 @@ async function main(): Promise<void> {
     bare.stop();
     await database.stop();
   }
-  if (profileDir) {
-    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
-    console.log('Server CPU time by where it was spent (self time, all scenarios and seeding):');
-    console.table(summariseProfile(join(profileDir, file)));
-  }
+  profile.report('all scenarios and seeding');
 }
 
 main().catch((error: unknown) => {

@@ -16,23 +16,20 @@
  * 10) per scenario, twice in alternating order; the figures are the means. Requests carry a rotating
  * X-Forwarded-For (TRUST_PROXY=true), so the per-client limit does not turn them into 429s.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { summariseProfile } from './cpu-profile';
+import { serverProfile } from './cpu-profile';
 import { PROJECT_ROOT, runScenarios, startBareFastify, startServer } from './http-bench';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 
 async function main(): Promise<void> {
   const database = await startDevDatabase();
-  const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profile = serverProfile();
   const server = await startServer(
     join(PROJECT_ROOT, 'dist'),
     withDatabaseName(database.uri, 'bench_pipeline'),
-    nodeArgs,
+    profile.nodeArgs,
     { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
   );
   // About the size of the service's answers here (the 404 envelope, the liveness record, /auth/me).
@@ -57,11 +54,7 @@ async function main(): Promise<void> {
     bare.stop();
     await database.stop();
   }
-  if (profileDir) {
-    const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
-    console.log('Server CPU time by where it was spent (self time, all scenarios):');
-    console.table(summariseProfile(join(profileDir, file), 25));
-  }
+  profile.report('all scenarios', 25);
 }
 
 main().catch((error: unknown) => {

@@ -1,23 +1,13 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import { loggerParams } from '../src/common/logging/log-stream';
 import { resolveLogFormat } from '../src/common/logging/log-format';
+import { freePort } from './helpers/api-process';
 import { createTestApp, type TestApp } from './helpers/app';
 import { compileWorker, type CompiledWorker } from './helpers/worker-process';
-
-/** A port nobody listens on right now (the server process binds it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 interface LogLine {
   level: number;
