@@ -44,6 +44,14 @@ describe('Feedback', () => {
       expect(seen).toEqual([{ appId, feedbackId: res.body.data._id, type: 'bug', subject: 'Crash on save' }]);
     });
 
+    it('omits an email sent as null (not given) instead of answering null against the schema', async () => {
+      const res = await submit(appId, { ...valid, email: null });
+      expect(res.status).toBe(201);
+      expect(res.body.data).not.toHaveProperty('email');
+      const listed = await admin.http.get(`/admin/${appId}/feedback`);
+      expect(listed.body.data[0]).not.toHaveProperty('email');
+    });
+
     it('answers 404 for an unknown or inactive app', async () => {
       expect((await submit('no-such-app', valid)).status).toBe(404);
       const inactive = await seedApp(t, { active: false });

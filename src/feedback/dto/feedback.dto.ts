@@ -113,7 +113,8 @@ export function toFeedbackView(feedback: Feedback): FeedbackView {
     type: feedback.type,
     subject: feedback.subject,
     message: feedback.message,
-    email: feedback.email,
+    // Omitted when absent: a create with `email: null` (allowed as "not given") stores null.
+    email: feedback.email ?? undefined,
     status: feedback.status,
     priority: feedback.priority,
     createdAt: feedback.createdAt,
