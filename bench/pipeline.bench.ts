@@ -5,6 +5,7 @@
  *   npm run bench:pipeline
  *   BENCH_PROFILE=1 npm run bench:pipeline   (adds where the server's CPU time went, by package)
  *   BENCH_ONLY=unknown npm run bench:pipeline   (only the scenarios whose name contains a word, and the baseline)
+ *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench:pipeline   (that build's unknown route beside, in one run)
  *
  * - an unknown route: the pipeline alone (hooks, security headers, request id, access log, the 404 envelope);
  * - `GET /health/live`: the pipeline plus a public route that never touches the database;
@@ -16,7 +17,7 @@
  * 10) per scenario, twice in alternating order; the figures are the means. Requests carry a rotating
  * X-Forwarded-For (TRUST_PROXY=true), so the per-client limit does not turn them into 429s.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { serverProfile } from './cpu-profile';
 import { PROJECT_ROOT, runScenarios, startBareFastify, startServer } from './http-bench';
@@ -33,6 +34,16 @@ async function main(): Promise<void> {
     { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
   );
   // About the size of the service's answers here (the 404 envelope, the liveness record, /auth/me).
+  const before = process.env.BENCH_BASELINE_DIST
+    ? await startServer(
+        resolve(process.env.BENCH_BASELINE_DIST),
+        withDatabaseName(database.uri, 'bench_before'),
+        [],
+        {
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+        },
+      )
+    : undefined;
   const bare = await startBareFastify({
     success: true,
     user: { id: '665f1c0a9d3e4b2a1c0d9e8f', email: 'bench-admin@example.com', name: 'Admin', role: 'admin' },
@@ -43,6 +54,16 @@ async function main(): Promise<void> {
       [
         { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {}, pid: bare.pid },
         { name: 'unknown route (404)', url: `${server.baseUrl}/no/such/route`, headers: {}, pid: server.pid },
+        ...(before
+          ? [
+              {
+                name: 'before: unknown route (404)',
+                url: `${before.baseUrl}/no/such/route`,
+                headers: {},
+                pid: before.pid,
+              },
+            ]
+          : []),
         { name: 'GET /health/live', url: `${server.baseUrl}/health/live`, headers: {}, pid: server.pid },
         { name: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: server.admin, pid: server.pid },
       ].filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only)),
@@ -51,6 +72,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await server.stop();
+    await before?.stop();
     bare.stop();
     await database.stop();
   }
