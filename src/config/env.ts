@@ -65,7 +65,7 @@ const IsRedisUrl = () =>
   });
 
 /**
- * The service's environment, with exactly the names of DESIGN.md's contract table (plus NODE_ENV, LOG_LEVEL,
+ * The service's environment, with exactly the names of the README's configuration table (plus NODE_ENV, LOG_LEVEL,
  * BCRYPT_COST and the worker's tuning). Validated by `ConfigModule.forRoot({ validate: validateEnv })`.
  */
 export class Env {

@@ -52,6 +52,10 @@ function requireTool(command: string, args: string[], install: string): void {
   }
 }
 
+/** Maven and the JVM may colour their output; in a log (JSON especially) the codes are noise. */
+const TERMINAL_CODES = /\u001b\[[0-9;?]*[A-Za-z]/g;
+const withoutTerminalCodes = (line: string) => line.replace(TERMINAL_CODES, '');
+
 /** Builds the launcher once; Maven downloads mongo-java-server from Maven Central on the first run. */
 export function buildDevDatabaseLauncher(log?: DevDatabaseOptions['log']): void {
   if (existsSync(LAUNCHER_JAR) && existsSync(join(LAUNCHER_DIR, 'target', 'lib'))) return;
@@ -67,7 +71,10 @@ export function buildDevDatabaseLauncher(log?: DevDatabaseOptions['log']): void 
     stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
   });
-  const output = `${build.stdout ?? ''}${build.stderr ?? ''}`.split('\n').filter(Boolean);
+  const output = `${build.stdout ?? ''}${build.stderr ?? ''}`
+    .split('\n')
+    .map(withoutTerminalCodes)
+    .filter((line) => line.trim() !== '');
   if (build.status !== 0) {
     throw new Error(
       `Building the dev database launcher failed (mvn exit code ${build.status}) in ${LAUNCHER_DIR}:\n` +
@@ -89,7 +96,7 @@ async function waitForReadyLine(
   let ready = false;
   let stderr = '';
   createInterface({ input: child.stderr }).on('line', (line) => {
-    if (ready) log?.('warn', line);
+    if (ready) log?.('warn', withoutTerminalCodes(line));
     else if (stderr.length < MAX_STARTUP_OUTPUT) stderr += `${line}\n`;
   });
   return new Promise((resolvePromise, reject) => {
@@ -104,7 +111,7 @@ async function waitForReadyLine(
         clearTimeout(timer);
         resolvePromise(match[1]);
       } else if (ready) {
-        log?.('info', line);
+        log?.('info', withoutTerminalCodes(line));
       }
     });
     child.once('exit', (code) => {
