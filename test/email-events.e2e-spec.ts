@@ -252,6 +252,33 @@ describe('Provider webhooks, e-mail events and analytics', () => {
       expect(smtp.received.flatMap((m) => m.to)).toEqual(['fine@example.com']);
     });
 
+    it('a bounce whose suppression fails is not acknowledged: the provider’s retry suppresses, counted once', async () => {
+      await subscribe(['retry@example.com']);
+      const id = await sendCampaign();
+      const body = providerEvent('email.bounced', await messageIdOf(id, 'retry@example.com'), {
+        bounce: { type: 'Permanent' },
+      });
+      // The same delivery twice, as a provider retries it: same webhook id, same signature.
+      const delivery = signed(body, { id: 'msg_retried_bounce' });
+      const suppression = t.app.get(SuppressionService);
+      const failOnce = jest
+        .spyOn(suppression, 'suppress')
+        .mockRejectedValueOnce(new Error('database unavailable'));
+      try {
+        expect((await post(body, delivery.headers)).status).toBe(500);
+        expect(await suppression.find('retry@example.com')).toBeNull();
+        const retry = await post(body, delivery.headers);
+        expect(retry.body).toMatchObject({ success: true, processed: true });
+      } finally {
+        failOnce.mockRestore();
+      }
+      expect(await suppression.find('retry@example.com')).toMatchObject({ reason: 'hard_bounce' });
+      expect(await events.countDocuments({ webhookId: 'msg_retried_bounce' })).toBe(1);
+      const analytics = await viewer.http.get(`/admin/email-events/analytics/campaigns/${id}`);
+      expect(analytics.body.data).toMatchObject({ bounced: 1, hardBounced: 1 });
+      expect((await post(body, delivery.headers)).body).toMatchObject({ processed: false });
+    });
+
     it('a soft bounce is recorded without suppressing; a complaint suppresses and unsubscribes', async () => {
       await subscribe(['soft@example.com', 'angry@example.com']);
       const id = await sendCampaign();

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import type { SignedWebhookMessage } from '../../common/auth/webhook-signature.decorator';
@@ -15,12 +16,19 @@ export interface WebhookOutcome {
   eventId: string | null;
 }
 
+/** The stored event's id follows from the delivery's `webhook-id`: a retried delivery writes the same event. */
+function eventIdOf(webhookId: string): Types.ObjectId {
+  return new Types.ObjectId(createHash('sha256').update(webhookId).digest().subarray(0, 12));
+}
+
 /**
  * Ingests the primary provider's signed webhooks (DESIGN "Provider webhook"). A delivery is processed once:
  * its `webhook-id` is claimed with a receipt keyed by that id (unique `_id`) before anything is written; a
- * repeat answers `processed:false` with the event stored the first time. When storing the event fails the
- * receipt is taken back, so the provider's retry processes it. What follows the stored event (bounce and
- * complaint effects, the complaint guard) is logged on failure, never undone.
+ * repeat answers `processed:false` with the event stored the first time. When storing the event or applying
+ * a bounce's or complaint's effects fails, the receipt is taken back and the request fails, so the
+ * provider's retry processes the delivery again: the suppression must not be lost behind a 200. Both steps
+ * are safe to repeat (the event keeps its id and is counted once; each effect is idempotent). Only the
+ * complaint guard's check is logged on failure: the next delivery or complaint of the campaign repeats it.
  */
 @Injectable()
 export class ProviderWebhookService {
@@ -42,7 +50,7 @@ export class ProviderWebhookService {
     const message = await this.messages.find(event.messageId);
     if (!message) return this.ignore(webhook.id, `unknown message ${event.messageId.slice(0, 100)}`);
 
-    const eventId = new Types.ObjectId();
+    const eventId = eventIdOf(webhook.id);
     try {
       await this.receipts.create({ _id: webhook.id, eventId: String(eventId), receivedAt });
     } catch (error) {
@@ -68,23 +76,21 @@ export class ProviderWebhookService {
           createdAt: event.occurredAt,
         },
       ]);
-    } catch (error) {
-      await this.receipts.deleteOne({ _id: webhook.id }).exec();
-      throw error;
-    }
-
-    if (event.type === 'bounced' || event.type === 'complained') {
-      await this.logFailure('bounce/complaint effects', () =>
-        this.effects.apply({
-          type: event.type as 'bounced' | 'complained',
+      if (event.type === 'bounced' || event.type === 'complained') {
+        await this.effects.apply({
+          type: event.type,
           bounceType: event.bounceType,
           message,
           messageId: event.messageId,
           to: message.to ?? event.to,
           occurredAt: event.occurredAt,
-        }),
-      );
+        });
+      }
+    } catch (error) {
+      await this.receipts.deleteOne({ _id: webhook.id }).exec();
+      throw error;
     }
+
     const campaignId = message.campaignId;
     if (campaignId && (event.type === 'delivered' || event.type === 'complained')) {
       await this.logFailure('complaint guard', () => this.guard.check(campaignId));
