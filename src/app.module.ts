@@ -12,6 +12,7 @@ import { ChatModule } from './chat/chat.module';
 import { CredentialGuard } from './common/auth/credential.guard';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { DirectRoutesModule } from './common/http/direct-routes';
 import { ClientThrottlerGuard, throttlerOptions } from './common/http/rate-limit';
 import { createValidationPipe } from './common/validation/validation-pipe';
 import { LoggingModule } from './common/logging/logging.module';
@@ -36,6 +37,7 @@ import { WantsModule } from './wants/wants.module';
     ScheduleModule.forRoot(),
     ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: throttlerOptions }),
     CryptoModule,
+    DirectRoutesModule,
     HealthModule,
     AuthModule,
     UsersModule,

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from './common/http/envelope';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
 import { registerBodyParsers } from './common/http/body/body-parsers';
+import { isDirectRoute } from './common/http/direct-routes';
 import {
   clientErrorHandler,
   frameworkErrorHandler,
@@ -90,10 +91,11 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   app.useLogger(app.get(ServiceLogger));
   // Every answer carries helmet's security headers (computed once, see SECURITY_HEADERS: @fastify/helmet
   // would rebuild the same values on every request) and its request id. A route may override a header
-  // (the unsubscribe page sets its own Content-Security-Policy).
+  // (the unsubscribe page sets its own Content-Security-Policy); a direct route (the open pixel) sets its own.
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
-    reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
+    if (!isDirectRoute(request)) reply.headers(SECURITY_HEADERS);
+    reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
   registerAccessLog(fastify, () => PinoLogger.root);

@@ -490,6 +490,17 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('image/gif');
       expect(res.headers['cache-control']).toBe('no-store');
+      // An image's headers, not the API's: a webmail page on another origin may show it (helmet's
+      // same-origin resource policy would block it there); no CORS or page policies; the request id stays.
+      expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toBeUndefined();
+      expect(res.headers['access-control-expose-headers']).toBeUndefined();
+      expect(res.headers['x-request-id']).toEqual(expect.any(String));
+      // HEAD (a link checker) is answered but records no open.
+      const head = await t.http.request('HEAD', pathOf(pixel));
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toBe('image/gif');
       const withoutGif = await t.http.get(pathOf(pixel).replace(/\.gif$/, ''), {
         headers: { 'user-agent': 'GoogleImageProxy' },
       });

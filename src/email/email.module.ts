@@ -30,6 +30,7 @@ import { EmailTemplatesService } from './templates/email-templates.service';
 import { ClickTargets } from './tracking/click-targets';
 import { ContactEmailEvents } from './tracking/contact-email-events';
 import { EmailEvent, EmailEventSchema } from './tracking/schemas/email-event.schema';
+import { OpenPixelRoute } from './tracking/open-pixel.route';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingEvents } from './tracking/tracking-events';
 import { TrackingLinks } from './tracking/tracking-links';
@@ -69,6 +70,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
+    OpenPixelRoute,
     AnalyticsCounters,
     EmailEventLedger,
     SentEvents,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { SecretKeys } from '../../config/secret-keys';
 
 /** What a link token may be for; a token of one purpose never verifies as another (the purpose is signed). */
@@ -17,10 +17,11 @@ const MAC_BYTES = 16;
  */
 @Injectable()
 export class LinkTokens {
-  private readonly key: Buffer;
+  /** A KeyObject: createHmac then skips importing the raw key on every call. */
+  private readonly key: KeyObject;
 
   constructor(keys: SecretKeys) {
-    this.key = keys.linkToken;
+    this.key = createSecretKey(keys.linkToken);
   }
 
   sign(purpose: LinkPurpose, fields: readonly string[]): string {

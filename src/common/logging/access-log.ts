@@ -23,10 +23,15 @@ export function requestFacts(request: FastifyRequest) {
   return { reqId: request.id, method: request.method, route: routeOf(request) };
 }
 
-/** One access line: request id, method, route, status, duration and client (behind TRUST_PROXY, the forwarded one). */
+/**
+ * One access line: request id, method, route, status, duration and client (behind TRUST_PROXY, the forwarded
+ * one). A literal object of one shape: every line is built the same way, and pino walks it once.
+ */
 export function accessFields(request: FastifyRequest, status: number, elapsedMs: number) {
   return {
-    ...requestFacts(request),
+    reqId: request.id,
+    method: request.method,
+    route: routeOf(request),
     status,
     ms: Math.round(elapsedMs * 10) / 10,
     client: request.ip,

@@ -1,6 +1,7 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DirectRoutes } from '../http/direct-routes';
 import {
   addCommonResponses,
   addRequestExamples,
@@ -159,6 +160,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorSchema],
     operationIdFactory: fallbackOperationId,
   });
+  // Routes Fastify answers without Nest's router (the open pixel) describe themselves.
+  Object.assign(document.paths, app.get(DirectRoutes).documentation());
   const validated = applyValidationConstraints(document, handlerParameterClasses(app));
   closeRequestBodies(document, validated);
   describeObjectIdParameters(document);

@@ -74,6 +74,20 @@ describe('TrackingEvents', () => {
     expect(new Set(counted).size).toBe(2);
   });
 
+  it('works out deferred events when it writes, in the order they came, and records nothing for null', async () => {
+    const { ledger, stored } = scriptedCollection([]);
+    const events = new TrackingEvents(ledger);
+    const resolve = jest.fn((contactId: string | null) => (contactId ? event(contactId) : null));
+    events.recordLater(() => resolve('p1'));
+    events.recordLater(() => resolve(null));
+    expect(resolve).not.toHaveBeenCalled();
+    events.record(event('p2'));
+    events.recordLater(() => resolve('p3'));
+    await events.flush();
+    expect(resolve).toHaveBeenCalledTimes(3);
+    expect([...stored.values()].map((doc) => (doc as TrackingEvent).contactId)).toEqual(['p1', 'p2', 'p3']);
+  });
+
   it('takes a retry refused only for duplicate ids as written, without requeueing', async () => {
     const { ledger, insertMany, counted } = scriptedCollection([
       () => {
