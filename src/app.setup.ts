@@ -104,7 +104,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-App-Key', 'X-User-Id', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    // A string, not a list: @fastify/cors joins a list again on every request.
+    exposedHeaders: 'X-Request-Id, Retry-After',
     maxAge: 600,
   });
   registerBodyParsers(app);

@@ -88,6 +88,9 @@ function parseFormBody(request: FastifyRequest, body: Buffer): Record<string, st
 
 /** A body refused by what its headers say: multipart where the route takes none, or a length over its limit. */
 function headerProblem(request: FastifyRequest): Error | undefined {
+  // Most requests (GET, DELETE) declare no body: nothing to check, and no route policy to read.
+  const { 'content-type': contentType, 'content-length': contentLength } = request.headers;
+  if (contentType === undefined && contentLength === undefined) return undefined;
   const policy = bodyPolicyOf(request);
   if (mediaType(request) === 'application/x-www-form-urlencoded' && !policy.form) {
     return new UnsupportedMediaTypeException('This route does not take application/x-www-form-urlencoded');
