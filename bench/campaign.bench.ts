@@ -309,7 +309,8 @@ async function pixel(databaseUri: string): Promise<void> {
     join(PROJECT_ROOT, 'dist'),
     withDatabaseName(databaseUri, 'bench_pixel'),
     profile.nodeArgs,
-    { APP_SECRET: secret },
+    // The access line is part of what the pixel costs, as in production (BENCH_LOG_LEVEL=warn: without it).
+    { APP_SECRET: secret, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
   );
   const bare = await startBareGif();
   const token = new LinkTokens(new SecretKeys(secret)).sign('open', [

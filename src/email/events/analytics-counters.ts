@@ -25,8 +25,18 @@ export const RECENT_EVENTS_MAX = 500;
  */
 export type CounterName = string;
 
-/** The day bucket of an instant: its UTC date. */
-export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+let lastDay = { number: NaN, date: '' };
+
+/**
+ * The day bucket of an instant: its UTC date. Counting formats it for every event of a batch, and nearly all
+ * of them share one day: the last day's text is reused.
+ */
+export function dayOf(at: Date): string {
+  const number = Math.floor(at.getTime() / DAY_MS);
+  if (number !== lastDay.number) lastDay = { number, date: at.toISOString().slice(0, 10) };
+  return lastDay.date;
+}
 
 /** The scope of the every-app daily buckets (app ids never contain `*`). */
 export const ALL_APPS = '*';
@@ -148,12 +158,14 @@ export class AnalyticsCounters {
     }
     await this.bulk(
       this.contacts,
+      // Only the newest RECENT_EVENTS_MAX can stay: a burst for one person (a scanner fetching one link
+      // over and over) does not ship the rest to the database to be sliced off there.
       [...updates].map(([contactId, { inc, recent }]) => ({
         updateOne: {
           filter: { _id: contactId },
           update: {
             $inc: inc,
-            $push: { recent: { $each: recent, $slice: -RECENT_EVENTS_MAX } },
+            $push: { recent: { $each: recent.slice(-RECENT_EVENTS_MAX), $slice: -RECENT_EVENTS_MAX } },
           },
           upsert: true,
         },
