@@ -88,6 +88,17 @@ describe('TrackingEvents', () => {
     expect([...stored.values()].map((doc) => (doc as TrackingEvent).contactId)).toEqual(['p1', 'p2', 'p3']);
   });
 
+  it('works deferred events out 500 at a time, so forged ones never pile up', async () => {
+    const { ledger, insertMany } = scriptedCollection([]);
+    const events = new TrackingEvents(ledger);
+    const forged = jest.fn(() => null);
+    for (let i = 0; i < 1_250; i += 1) events.recordLater(forged);
+    expect(forged).toHaveBeenCalledTimes(1_000);
+    await events.flush();
+    expect(forged).toHaveBeenCalledTimes(1_250);
+    expect(insertMany).not.toHaveBeenCalled();
+  });
+
   it('takes a retry refused only for duplicate ids as written, without requeueing', async () => {
     const { ledger, insertMany, counted } = scriptedCollection([
       () => {

@@ -19,6 +19,8 @@ export const FLUSH_INTERVAL_MS = 1_000;
 export const MAX_BUFFERED_EVENTS = 50_000;
 /** One insert per this many events. */
 const INSERT_BATCH = 5_000;
+/** Deferred events are worked out this many at a time (a few milliseconds of token checks). */
+const RESOLVE_BATCH = 500;
 
 /**
  * Events recorded off the hot paths: opens and clicks off the request path (DESIGN "Tracking": the pixel
@@ -72,7 +74,9 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
       return;
     }
     this.pending.push(resolve);
-    if (this.buffer.length + this.pending.length >= INSERT_BATCH) void this.flush();
+    if (this.pending.length < RESOLVE_BATCH) return;
+    this.resolvePending();
+    if (this.buffer.length >= INSERT_BATCH) void this.flush();
   }
 
   /** Writes what is buffered; writes run one after another, so a flush waits for the one before. */
