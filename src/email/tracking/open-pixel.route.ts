@@ -36,7 +36,7 @@ const OPEN_PIXEL_DOC: DirectRoute['openApi'] = {
       in: 'path',
       required: true,
       description: 'Signed open token, optionally followed by `.gif`',
-      schema: { type: 'string', maxLength: 600 },
+      schema: { type: 'string' },
     },
   ],
   responses: {
