@@ -24,7 +24,7 @@ export interface CampaignPlan extends BatchPlan {
 
 /**
  * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience in `_id` order
- * with a cursor, PLAN_BATCH_SIZE people at a time: skips suppressed addresses (one query per batch), renders
+ * with one database cursor, PLAN_BATCH_SIZE people at a time: skips suppressed addresses (one query per batch), renders
  * each person's message (Handlebars variables, tracking links, unsubscribe link and headers), queues the
  * batch with idempotency keys `campaign:<id>:<person>` in one insert, then checkpoints the last `_id` on
  * the campaign. A plan that dies is run again by the engine and resumes after the checkpoint: the batch in
@@ -56,9 +56,8 @@ export class CampaignPlanner implements OnModuleInit {
     if (!campaign || campaign.status !== 'sending') return outcome;
     const campaignId = String(campaign._id);
     const renderer = new CampaignRenderer(campaign, true);
-    for (let cursor = campaign.planCursor; ;) {
-      const people = await this.contacts.audiencePage(campaign.appId, cursor, PLAN_BATCH_SIZE);
-      if (people.length === 0) break;
+    const audience = this.contacts.audience(campaign.appId, campaign.planCursor, PLAN_BATCH_SIZE);
+    for await (const people of audience) {
       const suppressed = await this.suppression.reasonsFor(people.map((person) => person.email));
       const items = people
         .filter((person) => !suppressed.has(person.email))
@@ -70,8 +69,7 @@ export class CampaignPlanner implements OnModuleInit {
       const created = jobs.filter((job) => job.created).length;
       outcome.enqueued += created;
       outcome.alreadyQueued += jobs.length - created;
-      cursor = people[people.length - 1]._id;
-      await this.checkpoint(campaignId, cursor);
+      await this.checkpoint(campaignId, people[people.length - 1]._id);
     }
     // Informational: the campaign completes once the plan job itself is recorded `completed` (the recount
     // reads that from the queue, after this returns).
