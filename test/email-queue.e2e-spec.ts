@@ -1,5 +1,6 @@
 import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
+import { MessageComposers } from '../src/email/delivery/message-composers';
 import { EmailService } from '../src/email/email.service';
 import { EmailJobStore, LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
 import { EmailWorker } from '../src/email/jobs/email-worker';
@@ -127,6 +128,48 @@ describe('E-mail queue, worker and delivery', () => {
       const job = await jobById(id);
       expect(job).toMatchObject({ status: 'dead', attempts: 1 });
       expect(job.lastError).toContain('No active template "nope"');
+      expect(smtp.attempts).toHaveLength(0);
+    });
+
+    it('composes a message at send time with the composer its payload names', async () => {
+      const composed: string[] = [];
+      t.app.get(MessageComposers).register('greeting', (message) => {
+        composed.push(message.to);
+        const name = String(message.variables?.name);
+        return Promise.resolve({ subject: `Hi ${name}`, html: `<p>Hi ${name}</p>`, text: `Hi ${name}` });
+      });
+      const { id } = await email.enqueueEmail({
+        to: 'bob@example.com',
+        composer: 'greeting',
+        variables: { name: 'Bob' },
+      });
+      // Nothing is rendered into the queue: the worker composes when it sends.
+      expect((await jobById(id)).payload).not.toHaveProperty('html');
+      expect(composed).toEqual([]);
+      await drain();
+
+      expect((await jobById(id)).status).toBe('completed');
+      expect(composed).toEqual(['bob@example.com']);
+      const [mail] = smtp.received;
+      expect(mail.headers.subject).toBe('Hi Bob');
+      expect(mail.raw).toContain('<p>Hi Bob</p>');
+    });
+
+    it('gives up at once on an unknown composer, or one that cannot compose the message', async () => {
+      t.app.get(MessageComposers).register('never', () => Promise.resolve(null));
+      const unknown = await email.enqueueEmail({ to: 'bob@example.com', composer: 'nope' });
+      const refused = await email.enqueueEmail({ to: 'bob@example.com', composer: 'never' });
+      await drain();
+      expect(await jobById(unknown.id)).toMatchObject({
+        status: 'dead',
+        attempts: 1,
+        lastError: 'No message composer "nope"',
+      });
+      expect(await jobById(refused.id)).toMatchObject({
+        status: 'dead',
+        attempts: 1,
+        lastError: 'The "never" composer cannot compose this message',
+      });
       expect(smtp.attempts).toHaveLength(0);
     });
   });
