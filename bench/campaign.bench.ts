@@ -110,6 +110,27 @@ function timed<T extends object>(target: T, method: keyof T & string): { calls: 
   return time;
 }
 
+/** Like `timed`, for a method of a class (its prototype): every instance's calls add up. */
+function timedMethod<T extends object>(
+  prototype: T,
+  method: keyof T & string,
+): { calls: number; ms: number } {
+  const time = { calls: 0, ms: 0 };
+  const original = prototype[method] as (...args: unknown[]) => Promise<unknown>;
+  Object.assign(prototype, {
+    async [method](this: T, ...args: unknown[]) {
+      const started = performance.now();
+      try {
+        return await original.apply(this, args);
+      } finally {
+        time.calls += 1;
+        time.ms += performance.now() - started;
+      }
+    },
+  });
+  return time;
+}
+
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 /**
@@ -157,7 +178,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     const { AppModule } = await import('../src/app.module');
     const { AppsService } = await import('../src/apps/apps.service');
     const { EmailWorker } = await import('../src/email/jobs/email-worker');
-    const { EmailJobStore } = await import('../src/email/jobs/email-job.store');
+    const { DueScan, EmailJobStore } = await import('../src/email/jobs/email-job.store');
     const { CampaignsService } = await import('../src/newsletter/campaigns/campaigns.service');
     const { Logger } = await import('nestjs-pino');
     app = await NestFactory.createApplicationContext(await AppModule.forRoot(), { bufferLogs: true });
@@ -214,7 +235,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
       'suppression check': timed(app.get(SuppressionService), 'reasonsFor'),
       'enqueue (insert of 500 jobs)': timed(app.get(EmailService), 'enqueueEmails'),
       checkpoint: timed(app.get(CampaignPlanner), 'checkpoint'),
-      'worker: scan for due jobs': timed(app.get(EmailJobStore), 'findDue'),
+      'worker: due jobs (a batch of a scan)': timedMethod(DueScan.prototype, 'next'),
       'worker: claim': timed(app.get(EmailJobStore), 'claimMany'),
       'worker: record outcomes': timed(app.get(EmailJobStore), 'finish'),
     };

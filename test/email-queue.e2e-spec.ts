@@ -19,6 +19,7 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   ratePerSecond: 0,
   leaseMs: 60_000,
   scanSize: 100,
+  rescanAfterMs: 2_000,
   finishBatchSize: 10,
   backoff: { baseMs: 100, maxMs: 2_000 },
 };
@@ -237,6 +238,46 @@ describe('E-mail queue, worker and delivery', () => {
       expect(await store.claimMany([scanned], () => 'late-worker-token', 60_000)).toEqual([]);
       const job = await jobs.findById(scanned._id).select('+claimKey').lean<EmailJob>().orFail().exec();
       expect(job).toMatchObject({ status: 'failed', attempts: 1, claimKey: `${String(scanned._id)}.1` });
+    });
+
+    it('scans again once a scan is `rescanAfterMs` old: a job that fell due meanwhile goes next', async () => {
+      // One message at a time, and every scan stale after its first claim.
+      const options = t.app.get<EmailWorkerOptions>(EMAIL_WORKER_OPTIONS);
+      const saved = { ...options };
+      Object.assign(options, { concurrency: 1, rescanAfterMs: 0 });
+      try {
+        let urgent: Promise<unknown> | undefined;
+        t.app.get(MessageComposers).register('brings-urgent', () => {
+          // While the scan's first message is being sent, a transactional message falls due.
+          urgent ??= email.enqueueEmail(
+            { to: 'urgent@example.com', subject: 'Urgent', text: 'Now' },
+            { priority: 10 },
+          );
+          return urgent.then(() => ({ subject: 'News', html: '', text: 'News' }));
+        });
+        for (let i = 0; i < 4; i++) {
+          await email.enqueueEmail({ to: `reader${i}@example.com`, composer: 'brings-urgent' });
+        }
+        await drain();
+        const order = smtp.received.map((mail) => mail.to[0]);
+        expect(order).toHaveLength(5);
+        expect(order[1]).toBe('urgent@example.com');
+      } finally {
+        Object.assign(options, saved);
+      }
+    });
+
+    it('works through a scan batch by batch and ends when nothing more is due', async () => {
+      const store = t.app.get(EmailJobStore);
+      for (let i = 0; i < 5; i++) await email.enqueueEmail({ ...literal, to: `reader${i}@example.com` });
+      const scan = store.scanDue(2);
+      try {
+        const batches = [await scan.next(), await scan.next(), await scan.next(), await scan.next()];
+        expect(batches.map((batch) => batch.length)).toEqual([2, 2, 1, 0]);
+        expect(new Set(batches.flat().map((job) => job.to)).size).toBe(5);
+      } finally {
+        await scan.close();
+      }
     });
 
     it('puts a batch plan whose worker died back in the queue', async () => {
