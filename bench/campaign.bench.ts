@@ -1,7 +1,7 @@
 /**
  * Campaign benchmark, two parts in one run:
  * (a) fan-out: an in-memory dev database with BENCH_RECIPIENTS subscribers (default 100,000, inserted
- *     directly), the application context in this process (worker driven by `processDueJobs`, as in
+ *     directly by a child process), the application context in this process (worker driven by `processDueJobs`, as in
  *     bench/email.bench.ts), a counting SMTP server in a child process. One campaign is created and sent
  *     through `CampaignsService`; reported: messages per second from the send to the campaign's `sent`
  *     status (plan, render, queue, deliver, statistics), and the peak RSS of this process (the service:
@@ -20,6 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoClient, ObjectId } from 'mongodb';
 import { Types, type Connection } from 'mongoose';
 import { SMTPServer } from 'smtp-server';
 import { LinkTokens } from '../src/common/crypto/link-token';
@@ -90,6 +91,55 @@ async function startCountingSmtpServer(): Promise<{
         child.send('close');
       }),
   };
+}
+
+/**
+ * The subscribers, inserted by a child process: 100,000 documents built and sent from this process would
+ * leave their garbage in its heap, and its RSS is the service's figure.
+ */
+async function seedSubscribers(): Promise<void> {
+  const child = fork(__filename, ['--seed']);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`Seeding failed (exit code ${code})`);
+}
+
+/** The seeding child: inserts `RECIPIENTS` subscribers of the app `bench` into `MONGODB_URI`. */
+async function runSeeder(): Promise<void> {
+  const client = await new MongoClient(process.env.MONGODB_URI!).connect();
+  try {
+    const contacts = client.db().collection('contacts');
+    const now = new Date();
+    for (let offset = 0; offset < RECIPIENTS; offset += SEED_CHUNK) {
+      await contacts.insertMany(
+        Array.from({ length: Math.min(SEED_CHUNK, RECIPIENTS - offset) }, (_, i) => ({
+          _id: new ObjectId(),
+          email: `reader${offset + i}@bench.test`,
+          firstName: `Reader ${offset + i}`,
+          lastName: null,
+          locale: null,
+          tags: [],
+          consent: { outreach: null, commercial: null, blog: true },
+          consentHistory: [],
+          subscriptions: [
+            {
+              appId: 'bench',
+              status: 'active',
+              source: 'import',
+              referralUrl: null,
+              subscribedAt: now,
+              unsubscribedAt: null,
+            },
+          ],
+          deletedAt: null,
+          revision: 0,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      );
+    }
+  } finally {
+    await client.close();
+  }
 }
 
 /** Wraps `target[method]` to add up the calls and the time awaited in them. */
@@ -189,35 +239,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
 
     await app.get(AppsService).create({ id: 'bench', name: 'Bench' });
     const seedStarted = performance.now();
-    const now = new Date();
-    for (let offset = 0; offset < RECIPIENTS; offset += SEED_CHUNK) {
-      await connection.collection('contacts').insertMany(
-        Array.from({ length: Math.min(SEED_CHUNK, RECIPIENTS - offset) }, (_, i) => ({
-          _id: new Types.ObjectId(),
-          email: `reader${offset + i}@bench.test`,
-          firstName: `Reader ${offset + i}`,
-          lastName: null,
-          locale: null,
-          tags: [],
-          consent: { outreach: null, commercial: null, blog: true },
-          consentHistory: [],
-          subscriptions: [
-            {
-              appId: 'bench',
-              status: 'active',
-              source: 'import',
-              referralUrl: null,
-              subscribedAt: now,
-              unsubscribedAt: null,
-            },
-          ],
-          deletedAt: null,
-          revision: 0,
-          createdAt: now,
-          updatedAt: now,
-        })),
-      );
-    }
+    await seedSubscribers();
     console.log(
       `Seeded ${RECIPIENTS} subscribers in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
     );
@@ -376,6 +398,11 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--smtp-server')) {
   runCountingSmtpServer();
+} else if (process.argv.includes('--seed')) {
+  runSeeder().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 } else {
   main().catch((error: unknown) => {
     console.error(error);
