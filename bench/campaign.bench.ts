@@ -1,7 +1,7 @@
 /**
  * Campaign benchmark, two parts in one run:
  * (a) fan-out: an in-memory dev database with BENCH_RECIPIENTS subscribers (default 100,000, inserted
- *     directly), the application context in this process (worker driven by `processDueJobs`, as in
+ *     directly by a child process), the application context in this process (worker driven by `processDueJobs`, as in
  *     bench/email.bench.ts), a counting SMTP server in a child process. One campaign is created and sent
  *     through `CampaignsService`; reported: messages per second from the send to the campaign's `sent`
  *     status (plan, render, queue, deliver, statistics), and the peak RSS of this process (the service:
@@ -20,6 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoClient, ObjectId } from 'mongodb';
 import { Types, type Connection } from 'mongoose';
 import { SMTPServer } from 'smtp-server';
 import { LinkTokens } from '../src/common/crypto/link-token';
@@ -92,6 +93,55 @@ async function startCountingSmtpServer(): Promise<{
   };
 }
 
+/**
+ * The subscribers, inserted by a child process: 100,000 documents built and sent from this process would
+ * leave their garbage in its heap, and its RSS is the service's figure.
+ */
+async function seedSubscribers(): Promise<void> {
+  const child = fork(__filename, ['--seed']);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`Seeding failed (exit code ${code})`);
+}
+
+/** The seeding child: inserts `RECIPIENTS` subscribers of the app `bench` into `MONGODB_URI`. */
+async function runSeeder(): Promise<void> {
+  const client = await new MongoClient(process.env.MONGODB_URI!).connect();
+  try {
+    const contacts = client.db().collection('contacts');
+    const now = new Date();
+    for (let offset = 0; offset < RECIPIENTS; offset += SEED_CHUNK) {
+      await contacts.insertMany(
+        Array.from({ length: Math.min(SEED_CHUNK, RECIPIENTS - offset) }, (_, i) => ({
+          _id: new ObjectId(),
+          email: `reader${offset + i}@bench.test`,
+          firstName: `Reader ${offset + i}`,
+          lastName: null,
+          locale: null,
+          tags: [],
+          consent: { outreach: null, commercial: null, blog: true },
+          consentHistory: [],
+          subscriptions: [
+            {
+              appId: 'bench',
+              status: 'active',
+              source: 'import',
+              referralUrl: null,
+              subscribedAt: now,
+              unsubscribedAt: null,
+            },
+          ],
+          deletedAt: null,
+          revision: 0,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      );
+    }
+  } finally {
+    await client.close();
+  }
+}
+
 /** Wraps `target[method]` to add up the calls and the time awaited in them. */
 function timed<T extends object>(target: T, method: keyof T & string): { calls: number; ms: number } {
   const time = { calls: 0, ms: 0 };
@@ -101,6 +151,27 @@ function timed<T extends object>(target: T, method: keyof T & string): { calls: 
       const started = performance.now();
       try {
         return await original(...args);
+      } finally {
+        time.calls += 1;
+        time.ms += performance.now() - started;
+      }
+    },
+  });
+  return time;
+}
+
+/** Like `timed`, for a method of a class (its prototype): every instance's calls add up. */
+function timedMethod<T extends object>(
+  prototype: T,
+  method: keyof T & string,
+): { calls: number; ms: number } {
+  const time = { calls: 0, ms: 0 };
+  const original = prototype[method] as (...args: unknown[]) => Promise<unknown>;
+  Object.assign(prototype, {
+    async [method](this: T, ...args: unknown[]) {
+      const started = performance.now();
+      try {
+        return await original.apply(this, args);
       } finally {
         time.calls += 1;
         time.ms += performance.now() - started;
@@ -157,7 +228,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     const { AppModule } = await import('../src/app.module');
     const { AppsService } = await import('../src/apps/apps.service');
     const { EmailWorker } = await import('../src/email/jobs/email-worker');
-    const { EmailJobStore } = await import('../src/email/jobs/email-job.store');
+    const { DueScan, EmailJobStore } = await import('../src/email/jobs/email-job.store');
     const { CampaignsService } = await import('../src/newsletter/campaigns/campaigns.service');
     const { Logger } = await import('nestjs-pino');
     app = await NestFactory.createApplicationContext(await AppModule.forRoot(), { bufferLogs: true });
@@ -168,35 +239,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
 
     await app.get(AppsService).create({ id: 'bench', name: 'Bench' });
     const seedStarted = performance.now();
-    const now = new Date();
-    for (let offset = 0; offset < RECIPIENTS; offset += SEED_CHUNK) {
-      await connection.collection('contacts').insertMany(
-        Array.from({ length: Math.min(SEED_CHUNK, RECIPIENTS - offset) }, (_, i) => ({
-          _id: new Types.ObjectId(),
-          email: `reader${offset + i}@bench.test`,
-          firstName: `Reader ${offset + i}`,
-          lastName: null,
-          locale: null,
-          tags: [],
-          consent: { outreach: null, commercial: null, blog: true },
-          consentHistory: [],
-          subscriptions: [
-            {
-              appId: 'bench',
-              status: 'active',
-              source: 'import',
-              referralUrl: null,
-              subscribedAt: now,
-              unsubscribedAt: null,
-            },
-          ],
-          deletedAt: null,
-          revision: 0,
-          createdAt: now,
-          updatedAt: now,
-        })),
-      );
-    }
+    await seedSubscribers();
     console.log(
       `Seeded ${RECIPIENTS} subscribers in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
     );
@@ -205,17 +248,16 @@ async function fanOut(databaseUri: string): Promise<boolean> {
 
     const campaigns = app.get(CampaignsService);
     const worker = app.get(EmailWorker);
-    // Where the plan's time goes: the steps it awaits, timed in place (wall time, shared with the sends).
-    const { ContactsService } = await import('../src/contacts/contacts.service');
+    // Where the plan's time goes: the steps it awaits, timed in place (wall time, shared with the sends). The
+    // audience is one cursor read along the plan (its batches are not timed apart).
     const { EmailService } = await import('../src/email/email.service');
     const { SuppressionService } = await import('../src/email/suppression/suppression.service');
     const { CampaignPlanner } = await import('../src/newsletter/campaigns/campaign-planner');
     const steps = {
-      'audience page (contacts query)': timed(app.get(ContactsService), 'audiencePage'),
       'suppression check': timed(app.get(SuppressionService), 'reasonsFor'),
       'enqueue (insert of 500 jobs)': timed(app.get(EmailService), 'enqueueEmails'),
       checkpoint: timed(app.get(CampaignPlanner), 'checkpoint'),
-      'worker: scan for due jobs': timed(app.get(EmailJobStore), 'findDue'),
+      'worker: due jobs (a batch of a scan)': timedMethod(DueScan.prototype, 'next'),
       'worker: claim': timed(app.get(EmailJobStore), 'claimMany'),
       'worker: record outcomes': timed(app.get(EmailJobStore), 'finish'),
     };
@@ -357,6 +399,11 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--smtp-server')) {
   runCountingSmtpServer();
+} else if (process.argv.includes('--seed')) {
+  runSeeder().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 } else {
   main().catch((error: unknown) => {
     console.error(error);

@@ -22,6 +22,7 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   ratePerSecond: 0,
   leaseMs: 60_000,
   scanSize: 500,
+  rescanAfterMs: 2_000,
   finishBatchSize: 50,
   backoff: { baseMs: 100, maxMs: 2_000 },
 };
@@ -265,6 +266,17 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       expect(html).toContain('href="mailto:help@example.com"');
       expect(html).toMatch(/href="http[^"]*\/unsubscribe\/[\w.-]+"/);
       expect((await campaignOf(id)).links).toEqual([LINK_URL]);
+      // The queue holds what differs per person; the body is composed from the campaign when it is sent.
+      const job = await jobs.findOne({ campaignId: id, type: 'email.send' }).lean<EmailJob>().orFail().exec();
+      expect(job.payload).toEqual({
+        to: 'person0@example.com',
+        appId,
+        campaignId: id,
+        contactId: expect.any(String),
+        composer: 'campaign',
+        variables: { firstName: 'P0', lastName: null, email: 'person0@example.com' },
+        unsubscribeUrl: mail.headers['list-unsubscribe'].slice(1, -1),
+      });
     });
 
     it('resumes an interrupted plan after its checkpoint: no duplicate, no gap', async () => {

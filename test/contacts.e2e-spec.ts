@@ -18,6 +18,7 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   ratePerSecond: 0,
   leaseMs: 60_000,
   scanSize: 100,
+  rescanAfterMs: 2_000,
   finishBatchSize: 10,
   backoff: { baseMs: 100, maxMs: 1_000 },
 };

@@ -25,6 +25,7 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   ratePerSecond: 0,
   leaseMs: 60_000,
   scanSize: 500,
+  rescanAfterMs: 2_000,
   finishBatchSize: 50,
   backoff: { baseMs: 100, maxMs: 2_000 },
 };

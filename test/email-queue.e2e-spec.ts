@@ -1,5 +1,6 @@
 import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
+import { MessageComposers } from '../src/email/delivery/message-composers';
 import { EmailService } from '../src/email/email.service';
 import { EmailJobStore, LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
 import { EmailWorker } from '../src/email/jobs/email-worker';
@@ -18,6 +19,7 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   ratePerSecond: 0,
   leaseMs: 60_000,
   scanSize: 100,
+  rescanAfterMs: 2_000,
   finishBatchSize: 10,
   backoff: { baseMs: 100, maxMs: 2_000 },
 };
@@ -129,6 +131,48 @@ describe('E-mail queue, worker and delivery', () => {
       expect(job.lastError).toContain('No active template "nope"');
       expect(smtp.attempts).toHaveLength(0);
     });
+
+    it('composes a message at send time with the composer its payload names', async () => {
+      const composed: string[] = [];
+      t.app.get(MessageComposers).register('greeting', (message) => {
+        composed.push(message.to);
+        const name = String(message.variables?.name);
+        return Promise.resolve({ subject: `Hi ${name}`, html: `<p>Hi ${name}</p>`, text: `Hi ${name}` });
+      });
+      const { id } = await email.enqueueEmail({
+        to: 'bob@example.com',
+        composer: 'greeting',
+        variables: { name: 'Bob' },
+      });
+      // Nothing is rendered into the queue: the worker composes when it sends.
+      expect((await jobById(id)).payload).not.toHaveProperty('html');
+      expect(composed).toEqual([]);
+      await drain();
+
+      expect((await jobById(id)).status).toBe('completed');
+      expect(composed).toEqual(['bob@example.com']);
+      const [mail] = smtp.received;
+      expect(mail.headers.subject).toBe('Hi Bob');
+      expect(mail.raw).toContain('<p>Hi Bob</p>');
+    });
+
+    it('gives up at once on an unknown composer, or one that cannot compose the message', async () => {
+      t.app.get(MessageComposers).register('never', () => Promise.resolve(null));
+      const unknown = await email.enqueueEmail({ to: 'bob@example.com', composer: 'nope' });
+      const refused = await email.enqueueEmail({ to: 'bob@example.com', composer: 'never' });
+      await drain();
+      expect(await jobById(unknown.id)).toMatchObject({
+        status: 'dead',
+        attempts: 1,
+        lastError: 'No message composer "nope"',
+      });
+      expect(await jobById(refused.id)).toMatchObject({
+        status: 'dead',
+        attempts: 1,
+        lastError: 'The "never" composer cannot compose this message',
+      });
+      expect(smtp.attempts).toHaveLength(0);
+    });
   });
 
   describe('failures', () => {
@@ -194,6 +238,46 @@ describe('E-mail queue, worker and delivery', () => {
       expect(await store.claimMany([scanned], () => 'late-worker-token', 60_000)).toEqual([]);
       const job = await jobs.findById(scanned._id).select('+claimKey').lean<EmailJob>().orFail().exec();
       expect(job).toMatchObject({ status: 'failed', attempts: 1, claimKey: `${String(scanned._id)}.1` });
+    });
+
+    it('scans again once a scan is `rescanAfterMs` old: a job that fell due meanwhile goes next', async () => {
+      // One message at a time, and every scan stale after its first claim.
+      const options = t.app.get<EmailWorkerOptions>(EMAIL_WORKER_OPTIONS);
+      const saved = { ...options };
+      Object.assign(options, { concurrency: 1, rescanAfterMs: 0 });
+      try {
+        let urgent: Promise<unknown> | undefined;
+        t.app.get(MessageComposers).register('brings-urgent', () => {
+          // While the scan's first message is being sent, a transactional message falls due.
+          urgent ??= email.enqueueEmail(
+            { to: 'urgent@example.com', subject: 'Urgent', text: 'Now' },
+            { priority: 10 },
+          );
+          return urgent.then(() => ({ subject: 'News', html: '', text: 'News' }));
+        });
+        for (let i = 0; i < 4; i++) {
+          await email.enqueueEmail({ to: `reader${i}@example.com`, composer: 'brings-urgent' });
+        }
+        await drain();
+        const order = smtp.received.map((mail) => mail.to[0]);
+        expect(order).toHaveLength(5);
+        expect(order[1]).toBe('urgent@example.com');
+      } finally {
+        Object.assign(options, saved);
+      }
+    });
+
+    it('works through a scan batch by batch and ends when nothing more is due', async () => {
+      const store = t.app.get(EmailJobStore);
+      for (let i = 0; i < 5; i++) await email.enqueueEmail({ ...literal, to: `reader${i}@example.com` });
+      const scan = store.scanDue(2);
+      try {
+        const batches = [await scan.next(), await scan.next(), await scan.next(), await scan.next()];
+        expect(batches.map((batch) => batch.length)).toEqual([2, 2, 1, 0]);
+        expect(new Set(batches.flat().map((job) => job.to)).size).toBe(5);
+      } finally {
+        await scan.close();
+      }
     });
 
     it('puts a batch plan whose worker died back in the queue', async () => {

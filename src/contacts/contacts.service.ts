@@ -67,13 +67,19 @@ export class ContactsService {
   ) {}
 
   /**
-   * One page of an app's campaign audience (DESIGN "Who gets what": an active subscription to the app,
-   * `blog` consent not false, not erased), in `_id` order after `afterId`: the planner walks the audience
-   * with this cursor, so memory stays flat and a resumed plan continues where it stopped. Suppression is
-   * the caller's to check (it is the e-mail engine's list).
+   * An app's campaign audience (DESIGN "Who gets what": an active subscription to the app, `blog` consent not
+   * false, not erased) in `_id` order after `afterId`, in batches of `batchSize`: the planner walks the
+   * audience with this, so memory stays flat and a resumed plan continues where it stopped. One database
+   * cursor serves every batch: a query per batch would make the dev database (which has no index for this
+   * filter) scan and sort the whole collection once per batch, quadratic in the audience's size. Suppression
+   * is the caller's to check (it is the e-mail engine's list).
    */
-  async audiencePage(appId: string, afterId: string | null, limit: number): Promise<AudienceMember[]> {
-    const docs = await this.contacts
+  async *audience(
+    appId: string,
+    afterId: string | null,
+    batchSize: number,
+  ): AsyncGenerator<AudienceMember[]> {
+    const cursor = this.contacts
       .find(
         {
           subscriptions: trusted({ $elemMatch: { appId, status: 'active' } }),
@@ -84,15 +90,27 @@ export class ContactsService {
         { email: 1, firstName: 1, lastName: 1 },
       )
       .sort({ _id: 1 })
-      .limit(limit)
-      .lean()
-      .exec();
-    return docs.map((doc) => ({
-      _id: String(doc._id),
-      email: doc.email,
-      firstName: doc.firstName ?? null,
-      lastName: doc.lastName ?? null,
-    }));
+      .lean<Pick<Contact, '_id' | 'email' | 'firstName' | 'lastName'>>()
+      .cursor({ batchSize });
+    try {
+      let batch: AudienceMember[] = [];
+      for await (const doc of cursor) {
+        batch.push({
+          _id: String(doc._id),
+          email: doc.email,
+          firstName: doc.firstName ?? null,
+          lastName: doc.lastName ?? null,
+        });
+        if (batch.length === batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      // Also when the caller stops early (a failed batch): the server-side cursor is released at once.
+      await cursor.close();
+    }
   }
 
   findById(id: string): Promise<Contact | null> {

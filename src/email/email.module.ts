@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConfigService } from '@nestjs/config';
 import { mailTransportProvider } from './delivery/mail-transport.provider';
+import { MessageComposers } from './delivery/message-composers';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
@@ -37,7 +38,7 @@ import { TrackingLinks } from './tracking/tracking-links';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `BatchPlanners`,
+ * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `BatchPlanners`, `MessageComposers`,
  * `RecipientJobsService` (a person's jobs, for export and GDPR erasure), for campaign mail `TrackingLinks`
  * and `ClickTargets`, for the health probe `EmailQueueStatus`; the e-mail events module
  * (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
@@ -64,6 +65,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     JobRetention,
     SendEmailHandler,
     BatchPlanners,
+    MessageComposers,
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
@@ -85,6 +87,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     EmailQueueStatus,
     SuppressionService,
     BatchPlanners,
+    MessageComposers,
     RecipientJobsService,
     ContactEmailEvents,
     EmailTemplatesModule,

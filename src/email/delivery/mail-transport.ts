@@ -35,6 +35,19 @@ export interface MailTransport {
 /** Bounds every SMTP wait well inside a job's lease, so a live worker always finishes what it claimed. */
 const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
 
+/** Printable ASCII, tabs and line breaks: text that nodemailer encodes quoted-printable when it chooses. */
+const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
+
+/**
+ * For plain-ASCII content the transfer encoding is named up front: nodemailer would otherwise choose it by
+ * counting the characters of each part in a JavaScript loop, about a tenth of its work per campaign message
+ * (a native regular expression answers the same question in a fraction of that). Other text is left to it.
+ */
+const textEncodingOf = (mail: OutgoingMail): 'quoted-printable' | undefined =>
+  PLAIN_ASCII.test(mail.subject) && PLAIN_ASCII.test(mail.html ?? '') && PLAIN_ASCII.test(mail.text ?? '')
+    ? 'quoted-printable'
+    : undefined;
+
 const toNodemailer = (mail: OutgoingMail) => ({
   messageId: `<${mail.messageId}>`,
   from: mail.from,
@@ -44,6 +57,7 @@ const toNodemailer = (mail: OutgoingMail) => ({
   html: mail.html,
   text: mail.text,
   headers: mail.headers,
+  textEncoding: textEncodingOf(mail),
 });
 
 const addresses = (list: unknown[] | undefined) =>

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { MongoBulkWriteError, ObjectId, type AnyBulkWriteOperation, type WriteError } from 'mongodb';
+import {
+  type AnyBulkWriteOperation,
+  type Document,
+  type FindCursor,
+  MongoBulkWriteError,
+  ObjectId,
+  type WriteError,
+} from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { JobRetention } from './job-retention';
@@ -143,23 +150,18 @@ export class EmailJobStore {
    * batches with `claimMany` and checks their addresses against the suppression list first.
    */
   async findDue(limit: number, now = new Date()): Promise<DueJob[]> {
-    const docs = await this.collection
-      .find(
-        { status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } },
-        {
-          projection: { claimKey: 1, type: 1, priority: 1, 'payload.to': 1 },
-          sort: { priority: -1, scheduledAt: 1 },
-          limit,
-        },
-      )
-      .toArray();
-    return docs.map((doc) => ({
-      _id: doc._id,
-      claimKey: doc.claimKey as string,
-      type: doc.type as EmailJobType,
-      priority: doc.priority as number,
-      to: (doc.payload as { to?: string } | undefined)?.to,
-    }));
+    const docs = await this.collection.find(dueFilter(now), { ...DUE_SCAN, limit }).toArray();
+    return docs.map(dueJobOf);
+  }
+
+  /**
+   * The due jobs in the same order, read in batches of `batchSize` from one cursor for as long as the
+   * worker wants more (close the scan when done). The dev database filters and sorts the whole queue for
+   * every such query, whatever its limit, so a worker reads one scan for as long as it stays fresh rather
+   * than querying again for every batch.
+   */
+  scanDue(batchSize: number, now = new Date()): DueScan {
+    return new DueScan(this.collection.find(dueFilter(now), { ...DUE_SCAN, batchSize }), batchSize);
   }
 
   /**
@@ -317,6 +319,46 @@ export class EmailJobStore {
     }
     return counts;
   }
+}
+
+/** Reads a scan of due jobs batch by batch (`EmailJobStore.scanDue`). */
+export class DueScan {
+  constructor(
+    private readonly cursor: FindCursor<Document>,
+    private readonly batchSize: number,
+  ) {}
+
+  /** The next due jobs (at most the batch size); empty once the scan has no more. */
+  async next(): Promise<DueJob[]> {
+    const docs: Document[] = [];
+    while (docs.length < this.batchSize && (await this.cursor.hasNext())) {
+      docs.push(...this.cursor.readBufferedDocuments(this.batchSize - docs.length));
+    }
+    return docs.map(dueJobOf);
+  }
+
+  /** Releases the server's cursor (the rest of the scan is not read). */
+  close(): Promise<void> {
+    return this.cursor.close();
+  }
+}
+
+/** Claimable jobs whose time has come. */
+const dueFilter = (now: Date) => ({ status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } });
+/** What a scan reads of a due job, most urgent first. */
+const DUE_SCAN = {
+  projection: { claimKey: 1, type: 1, priority: 1, 'payload.to': 1 },
+  sort: { priority: -1, scheduledAt: 1 },
+} as const;
+
+function dueJobOf(doc: Document): DueJob {
+  return {
+    _id: doc._id as ObjectId,
+    claimKey: doc.claimKey as string,
+    type: doc.type as EmailJobType,
+    priority: doc.priority as number,
+    to: (doc.payload as { to?: string } | undefined)?.to,
+  };
 }
 
 /** The key a claimable job is claimed by, for the attempt that comes next. */

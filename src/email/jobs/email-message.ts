@@ -15,6 +15,11 @@ export interface EmailMessage {
   html?: string;
   text?: string;
   template?: { name: string; language?: string };
+  /**
+   * The kind of a registered `MessageComposer` that renders subject, HTML and text when the message is sent
+   * (campaign mail), from `variables` and the message's other fields; the job then stores no body.
+   */
+  composer?: string;
   variables?: Record<string, unknown>;
   /** Bulk mail: adds `List-Unsubscribe` and the RFC 8058 one-click header. */
   unsubscribeUrl?: string;
@@ -54,6 +59,10 @@ export function assertSendable(message: EmailMessage, options: EnqueueOptions = 
   if (message.template) {
     if (typeof message.template.name !== 'string' || message.template.name.length === 0) {
       problems.push('template.name must be a non-empty string');
+    }
+  } else if (message.composer !== undefined) {
+    if (typeof message.composer !== 'string' || message.composer.length === 0) {
+      problems.push('composer must be a non-empty string');
     }
   } else {
     if (!message.subject) problems.push('subject is required without a template');

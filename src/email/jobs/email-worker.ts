@@ -12,11 +12,18 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../config/env';
 import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
 import { SentEvents, sentMessageOf } from '../events/sent-events';
+import type { SuppressionReason } from '../suppression/schemas/suppression.schema';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { BatchPlan } from './batch-plan';
 import { retryDelayMs } from './backoff';
 import { BatchPlanners } from './batch-planners';
-import { EmailJobStore, type DueJob, type FinishedJob, type JobOutcome } from './email-job.store';
+import {
+  type DueJob,
+  type DueScan,
+  EmailJobStore,
+  type FinishedJob,
+  type JobOutcome,
+} from './email-job.store';
 import { RateLimiter } from './rate-limiter';
 import type { EmailJob } from './schemas/email-job.schema';
 import { isPermanentFailure, SendEmailHandler, type TemplateMemo } from './send-email.handler';
@@ -126,10 +133,15 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
         await this.reap(summary);
         reapedAt = Date.now();
       }
-      const due = await this.store.findDue(this.options.scanSize);
-      if (due.length === 0) break;
-      const claimed = await this.work(spreadWithinPriority(due), summary, touched);
-      // Every job of the scan went to other workers: leave the rest to the next tick instead of spinning.
+      const scan = this.store.scanDue(this.options.scanSize);
+      let claimed: number;
+      try {
+        claimed = await this.work(scan, summary, touched);
+      } finally {
+        await scan.close();
+      }
+      // Nothing was due, or every job of the scan went to other workers: leave the rest to the next tick
+      // instead of spinning.
       if (claimed === 0) break;
     }
   }
@@ -143,10 +155,21 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
-  /** Works through one scan; returns how many jobs this worker claimed. */
-  private async work(due: DueJob[], summary: WorkerRunSummary, touched: Set<string>): Promise<number> {
+  /**
+   * Works through one scan, batch by batch, until it is exhausted or `rescanAfterMs` old (a job that fell
+   * due since, say a transactional mail ahead of a campaign, waits for the next scan); returns how many
+   * jobs this worker claimed.
+   */
+  private async work(scan: DueScan, summary: WorkerRunSummary, touched: Set<string>): Promise<number> {
     const scanToken = randomBytes(12).toString('hex');
-    const suppressed = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
+    const freshUntil = Date.now() + this.options.rescanAfterMs;
+    const suppressed = new Map<string, SuppressionReason>();
+    const nextDue = async () => {
+      const due = await scan.next();
+      const reasons = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
+      for (const [address, reason] of reasons) suppressed.set(address, reason);
+      return spreadWithinPriority(due);
+    };
     const memo: TemplateMemo = new Map();
     const finished = new FinishBuffer(
       this.store,
@@ -160,16 +183,21 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
       this.sentEvents,
     );
     let claimed = 0;
-    const feed = new ClaimFeed(due, this.options.concurrency, async (batch) => {
-      const jobs = await this.store.claimMany(
-        batch,
-        (job) => `${scanToken}.${String(job._id)}`,
-        this.options.leaseMs,
-      );
-      summary.lostRaces += batch.length - jobs.length;
-      claimed += jobs.length;
-      return jobs;
-    });
+    const feed = new ClaimFeed(
+      nextDue,
+      () => Date.now() >= freshUntil,
+      this.options.concurrency,
+      async (batch) => {
+        const jobs = await this.store.claimMany(
+          batch,
+          (job) => `${scanToken}.${String(job._id)}`,
+          this.options.leaseMs,
+        );
+        summary.lostRaces += batch.length - jobs.length;
+        claimed += jobs.length;
+        return jobs;
+      },
+    );
     const slot = async () => {
       for (let next = await feed.next(this.stopping); next; next = await feed.next(this.stopping)) {
         const { job, lockToken } = next;
@@ -188,9 +216,7 @@ export class EmailWorker implements OnApplicationBootstrap, BeforeApplicationShu
     };
     // Every slot settles before the run ends, even when one fails (say, the outcome write): a run that
     // returned early would leave sends going that shutdown no longer waits for.
-    const slots = await Promise.allSettled(
-      Array.from({ length: Math.min(this.options.concurrency, due.length) }, slot),
-    );
+    const slots = await Promise.allSettled(Array.from({ length: this.options.concurrency }, slot));
     await finished.flush();
     const failure = slots.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
@@ -254,16 +280,23 @@ type Claimed = { job: EmailJob; lockToken: string };
  * Hands claimed jobs to the worker's slots, claiming `batchSize` scanned jobs in one go (one claim round
  * trip per batch instead of one per message). The next batch is claimed while the slots still have half a
  * batch to start, so they do not stand idle during the round trip; this worker holds at most two batches
- * beyond the messages in flight. Once shutdown begins it claims no more and hands out only what is
- * claimed (a claim in flight included): those jobs are this worker's and are sent, not left to lapse.
+ * beyond the messages in flight. Scanned jobs come from `nextDue` (a batch of the scan at a time, empty
+ * once it is exhausted); once the scan is `stale` (checked after its first claim), the rest of it is left
+ * for the next scan. Once shutdown
+ * begins it claims no more and hands out only what is claimed (a claim in flight included): those jobs are
+ * this worker's and are sent, not left to lapse.
  */
 class ClaimFeed {
+  private due: DueJob[] = [];
+  private scanEnded = false;
+  private refills = 0;
   private claimed: Claimed[] = [];
   private refill: Promise<void> | null = null;
   private failure: { error: unknown } | null = null;
 
   constructor(
-    private readonly due: DueJob[],
+    private readonly nextDue: () => Promise<DueJob[]>,
+    private readonly stale: () => boolean,
     private readonly batchSize: number,
     private readonly claim: (batch: DueJob[]) => Promise<Claimed[]>,
   ) {}
@@ -273,7 +306,7 @@ class ClaimFeed {
       if (this.claimed.length > 0) break;
       if (this.failure) throw this.failure.error;
       if (this.refill) await this.refill;
-      else if (stopping || this.due.length === 0) return undefined;
+      else if (stopping || this.exhausted()) return undefined;
       else this.startRefill();
     }
     const next = this.claimed.shift();
@@ -281,18 +314,39 @@ class ClaimFeed {
     return next;
   }
 
+  /** True once the scan has no more jobs for this feed: read to its end, or stale after a first claim. */
+  private exhausted(): boolean {
+    if (this.refills > 0 && !this.scanEnded && this.stale()) {
+      // The rest of the scan is left to the next one, which sees what fell due since.
+      this.scanEnded = true;
+      this.due = [];
+    }
+    return this.scanEnded && this.due.length === 0;
+  }
+
   /**
-   * A failed claim is kept and thrown to every slot once the jobs already claimed are handed out (those
-   * are this worker's; left alone they would lapse and end dead unsent). No slot may be waiting when a
-   * prefetch fails, hence not a rejected promise.
+   * A failed scan or claim is kept and thrown to every slot once the jobs already claimed are handed out
+   * (those are this worker's; left alone they would lapse and end dead unsent). No slot may be waiting when
+   * a prefetch fails, hence not a rejected promise.
    */
   private startRefill(): void {
-    if (this.refill || this.failure || this.due.length === 0) return;
-    const batch = this.due.splice(0, this.batchSize);
-    this.refill = this.claim(batch)
+    if (this.refill || this.failure || this.exhausted()) return;
+    this.refills += 1;
+    this.refill = this.takeDue()
+      .then((batch) => (batch.length > 0 ? this.claim(batch) : []))
       .then((jobs) => void this.claimed.push(...jobs))
       .catch((error: unknown) => void (this.failure = { error }))
       .finally(() => (this.refill = null));
+  }
+
+  /** The next `batchSize` scanned jobs, reading the scan's next batch when those in hand run out. */
+  private async takeDue(): Promise<DueJob[]> {
+    if (this.due.length < this.batchSize && !this.scanEnded) {
+      const more = await this.nextDue();
+      if (more.length === 0) this.scanEnded = true;
+      this.due.push(...more);
+    }
+    return this.due.splice(0, this.batchSize);
   }
 }
 

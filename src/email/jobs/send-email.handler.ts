@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
+import { MessageComposers } from '../delivery/message-composers';
 import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { MailTransport } from '../delivery/mail-transport';
@@ -24,7 +25,7 @@ export type SendResult =
 /** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
 export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
 
-/** Delivers one `email.send` job: suppression, content (literal or rendered), headers, transport. */
+/** Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers, transport. */
 @Injectable()
 export class SendEmailHandler {
   private readonly defaultSender: string;
@@ -34,6 +35,7 @@ export class SendEmailHandler {
     private readonly config: ConfigService<AppConfig, true>,
     @Inject(MAIL_TRANSPORT) private readonly transport: MailTransport,
     @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
+    private readonly composers: MessageComposers,
   ) {
     this.defaultSender = config.get('MAIL_FROM', { infer: true });
     this.messageIdDomain = senderDomain(this.defaultSender);
@@ -77,6 +79,7 @@ export class SendEmailHandler {
     message: EmailMessage,
     memo: TemplateMemo,
   ): Promise<{ content: RenderedContent; sender?: SendableTemplate['sender'] }> {
+    if (message.composer !== undefined) return { content: await this.composed(message) };
     if (!message.template) {
       return {
         content: { subject: message.subject ?? '', html: message.html ?? '', text: message.text ?? '' },
@@ -103,6 +106,16 @@ export class SendEmailHandler {
         `Template "${message.template.name}" failed to render: ${(error as Error).message}`,
       );
     }
+  }
+
+  private async composed(message: EmailMessage): Promise<RenderedContent> {
+    const composer = message.composer ? this.composers.get(message.composer) : undefined;
+    if (!composer) throw new PermanentDeliveryError(`No message composer "${message.composer}"`);
+    const content = await composer(message);
+    if (!content) {
+      throw new PermanentDeliveryError(`The "${message.composer}" composer cannot compose this message`);
+    }
+    return content;
   }
 }
 

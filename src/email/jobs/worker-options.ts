@@ -9,8 +9,13 @@ export interface EmailWorkerOptions {
   ratePerSecond: number;
   /** How long a claimed job stays this worker's; a lapsed lease is reaped by any worker. */
   leaseMs: number;
-  /** Due jobs read per scan of the queue. */
+  /** Due jobs read per batch of a scan of the queue (one suppression check each). */
   scanSize: number;
+  /**
+   * How long the worker keeps working through one scan before it scans again (default 2 s): the bound on
+   * how long a job that fell due since (a transactional mail during a campaign) waits.
+   */
+  rescanAfterMs: number;
   /** Outcomes recorded per database write. */
   finishBatchSize: number;
   backoff: BackoffPolicy;
@@ -24,6 +29,7 @@ export function workerOptionsFromConfig(config: ConfigService<AppConfig, true>):
     ratePerSecond: config.get('EMAIL_WORKER_RATE_PER_SECOND', { infer: true }),
     leaseMs: config.get('EMAIL_WORKER_LEASE_MS', { infer: true }),
     scanSize: 500,
+    rescanAfterMs: 2_000,
     finishBatchSize: 50,
     backoff: { baseMs: 30_000, maxMs: 3_600_000 },
   };

@@ -9,8 +9,7 @@ import { BatchPlanners, type PlanOutcome } from '../../email/jobs/batch-planners
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { SuppressionService } from '../../email/suppression/suppression.service';
 import { ClickTargets } from '../../email/tracking/click-targets';
-import { TrackingLinks } from '../../email/tracking/tracking-links';
-import { CampaignRenderer } from './campaign-renderer';
+import { CAMPAIGN_COMPOSER, type CampaignMessageVariables } from './campaign-composer';
 import { Campaign } from './schemas/campaign.schema';
 
 /** People read, checked and queued per round: memory stays flat whatever the audience's size. */
@@ -24,10 +23,10 @@ export interface CampaignPlan extends BatchPlan {
 
 /**
  * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience in `_id` order
- * with a cursor, PLAN_BATCH_SIZE people at a time: skips suppressed addresses (one query per batch), renders
- * each person's message (Handlebars variables, tracking links, unsubscribe link and headers), queues the
- * batch with idempotency keys `campaign:<id>:<person>` in one insert, then checkpoints the last `_id` on
- * the campaign. A plan that dies is run again by the engine and resumes after the checkpoint: the batch in
+ * with one database cursor, PLAN_BATCH_SIZE people at a time: skips suppressed addresses (one query per
+ * batch), queues each person's message (address, variables, unsubscribe link: `CampaignComposer` renders
+ * it with its tracking links when it is sent) with idempotency keys `campaign:<id>:<person>` in one insert
+ * per batch, then checkpoints the last `_id` on the campaign. A plan that dies is run again by the engine and resumes after the checkpoint: the batch in
  * flight is queued again, and its keys turn it into no new message (no duplicate, no gap). The campaign's
  * figures are counted from the queue (`CampaignProgress`), so they are exact whatever happened in between.
  */
@@ -41,7 +40,6 @@ export class CampaignPlanner implements OnModuleInit {
     private readonly suppression: SuppressionService,
     private readonly email: EmailService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
-    private readonly tracking: TrackingLinks,
   ) {}
 
   onModuleInit(): void {
@@ -55,23 +53,20 @@ export class CampaignPlanner implements OnModuleInit {
     const campaign = await this.campaigns.findById(plan.campaignId).lean<Campaign>().exec();
     if (!campaign || campaign.status !== 'sending') return outcome;
     const campaignId = String(campaign._id);
-    const renderer = new CampaignRenderer(campaign, true);
-    for (let cursor = campaign.planCursor; ;) {
-      const people = await this.contacts.audiencePage(campaign.appId, cursor, PLAN_BATCH_SIZE);
-      if (people.length === 0) break;
+    const audience = this.contacts.audience(campaign.appId, campaign.planCursor, PLAN_BATCH_SIZE);
+    for await (const people of audience) {
       const suppressed = await this.suppression.reasonsFor(people.map((person) => person.email));
       const items = people
         .filter((person) => !suppressed.has(person.email))
         .map((person) => ({
-          message: this.messageFor(campaign, renderer, person),
+          message: this.messageFor(campaign, person),
           options: { idempotencyKey: `campaign:${campaignId}:${person._id}` },
         }));
       const jobs = items.length > 0 ? await this.email.enqueueEmails(items) : [];
       const created = jobs.filter((job) => job.created).length;
       outcome.enqueued += created;
       outcome.alreadyQueued += jobs.length - created;
-      cursor = people[people.length - 1]._id;
-      await this.checkpoint(campaignId, cursor);
+      await this.checkpoint(campaignId, people[people.length - 1]._id);
     }
     // Informational: the campaign completes once the plan job itself is recorded `completed` (the recount
     // reads that from the queue, after this returns).
@@ -86,25 +81,26 @@ export class CampaignPlanner implements OnModuleInit {
     await this.campaigns.updateOne({ _id: campaignId }, { $set: { planCursor: cursor } }).exec();
   }
 
-  private messageFor(campaign: Campaign, renderer: CampaignRenderer, person: AudienceMember): EmailMessage {
-    const campaignId = String(campaign._id);
-    const target = { campaignId, contactId: person._id, appId: campaign.appId };
-    const unsubscribeUrl = this.unsubscribeLinks.url({ contactId: person._id, appId: campaign.appId });
-    const rendered = renderer.render(
-      { firstName: person.firstName, lastName: person.lastName, email: person.email, unsubscribeUrl },
-      {
-        links: renderer.links.map((_, linkIndex) => this.tracking.clickUrl({ ...target, linkIndex })),
-        open: this.tracking.openUrl(target),
-      },
-    );
+  /**
+   * What is queued per person: the address, the variables and the unsubscribe link. The body is composed
+   * when the message is sent (CampaignComposer), so the queue does not hold a copy of it per person.
+   */
+  private messageFor(campaign: Campaign, person: AudienceMember): EmailMessage {
+    const variables: CampaignMessageVariables = {
+      firstName: person.firstName,
+      lastName: person.lastName,
+      email: person.email,
+    };
     return {
       to: person.email,
       appId: campaign.appId,
-      campaignId,
+      campaignId: String(campaign._id),
       contactId: person._id,
-      ...rendered,
-      // Adds List-Unsubscribe and the RFC 8058 one-click header (POST /unsubscribe/{token}).
-      unsubscribeUrl,
+      composer: CAMPAIGN_COMPOSER,
+      variables,
+      // Adds List-Unsubscribe and the RFC 8058 one-click header (POST /unsubscribe/{token}); also the
+      // template's {{unsubscribeUrl}}.
+      unsubscribeUrl: this.unsubscribeLinks.url({ contactId: person._id, appId: campaign.appId }),
     };
   }
 

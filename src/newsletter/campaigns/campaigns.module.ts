@@ -3,6 +3,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { AppsModule } from '../../apps/apps.module';
 import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../../email/email.module';
+import { CampaignComposer } from './campaign-composer';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { CampaignPlanner } from './campaign-planner';
 import { CampaignProgress } from './campaign-progress';
@@ -14,8 +15,9 @@ import { CampaignsService } from './campaigns.service';
 import { Campaign, CampaignSchema } from './schemas/campaign.schema';
 
 /**
- * Newsletter campaigns (DESIGN "Campaigns"): the admin routes, the `campaign` batch planner and the link
- * tables click tracking redirects to, both registered with the e-mail engine at start-up.
+ * Newsletter campaigns (DESIGN "Campaigns"): the admin routes, the `campaign` batch planner, the `campaign`
+ * message composer and the link tables click tracking redirects to, all registered with the e-mail engine
+ * at start-up.
  */
 @Module({
   imports: [
@@ -29,6 +31,7 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
   providers: [
     CampaignsService,
     CampaignPlanner,
+    CampaignComposer,
     CampaignHoldsListener,
     CampaignProgress,
     { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
