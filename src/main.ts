@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureApp, createFastifyAdapter } from './app.setup';
 import { bootLogger } from './common/logging/log-stream';
+import { limitHeapGrowth } from './common/memory/heap-growth';
 import { ServiceLogger } from './common/logging/service-logger';
 import type { AppConfig } from './config/env';
 import { indexesReady } from './database/indexes-ready';
@@ -15,6 +16,7 @@ function listeningUrl(host: string, port: number): string {
 }
 
 async function bootstrap(): Promise<void> {
+  limitHeapGrowth();
   // Loads `.env` and validates the environment: a bad value stops here with a message naming the variable.
   const root = await AppModule.forRoot();
   // Fastify takes its proxy trust when it is created, before Nest's container exists; ConfigModule has put

@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { bootLogger } from './common/logging/log-stream';
+import { limitHeapGrowth } from './common/memory/heap-growth';
 import { ServiceLogger } from './common/logging/service-logger';
 import { indexesReady } from './database/indexes-ready';
 
@@ -10,6 +11,7 @@ import { indexesReady } from './database/indexes-ready';
  * `MONGODB_URI`: the embedded dev database belongs to the process that started it.
  */
 async function bootstrap(): Promise<void> {
+  limitHeapGrowth();
   // Running the workers is this process's whole purpose, whatever the switches say for API servers.
   process.env.EMAIL_WORKER_ENABLED = 'true';
   process.env.CHAT_WORKER_ENABLED = 'true';
