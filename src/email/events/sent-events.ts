@@ -33,7 +33,9 @@ export class SentEvents {
       if (outcome.status !== 'completed' || !outcome.messageId || !message) continue;
       const provider = (outcome.result as { provider?: unknown }).provider;
       events.push({
-        ...message,
+        appId: message.appId,
+        contactId: message.contactId,
+        campaignId: message.campaignId,
         messageId: outcome.messageId,
         provider: typeof provider === 'string' ? provider : 'smtp',
         type: 'sent',
