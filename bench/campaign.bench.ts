@@ -1,11 +1,12 @@
 /**
  * Campaign benchmark, two parts in one run:
  * (a) fan-out: an in-memory dev database with BENCH_RECIPIENTS subscribers (default 100,000, inserted
- *     directly by a child process), the application context in this process (worker driven by `processDueJobs`, as in
- *     bench/email.bench.ts), a counting SMTP server in a child process. One campaign is created and sent
- *     through `CampaignsService`; reported: messages per second from the send to the campaign's `sent`
- *     status (plan, render, queue, deliver, statistics), and the peak RSS of this process (the service:
- *     planner and worker; sampled every 50 ms). Fails if a subscriber is missed or mailed twice.
+ *     directly by a child process), the application context in this process (worker driven by
+ *     `processDueJobs`, as in bench/email.bench.ts), a counting SMTP server in a child process. One
+ *     campaign is created and sent through `CampaignsService`; reported: messages per second from the send
+ *     to the campaign's `sent` status (plan, render, queue, deliver, statistics), and the peak RSS of this
+ *     process (the service: planner and worker; sampled every 50 ms). Fails if a subscriber is missed or
+ *     mailed twice.
  * (b) the open pixel: `GET /o/{token}.gif` with a genuine token on the built server against bare Fastify
  *     answering the same GIF, requests per second (bench/http-bench.ts).
  *
@@ -142,32 +143,14 @@ async function runSeeder(): Promise<void> {
   }
 }
 
-/** Wraps `target[method]` to add up the calls and the time awaited in them. */
+/**
+ * Wraps `target[method]` to add up the calls and the time awaited in them. `target` is an instance, or a
+ * class's prototype to add up the calls of every instance.
+ */
 function timed<T extends object>(target: T, method: keyof T & string): { calls: number; ms: number } {
   const time = { calls: 0, ms: 0 };
-  const original = (target[method] as (...args: unknown[]) => Promise<unknown>).bind(target);
+  const original = target[method] as (...args: unknown[]) => Promise<unknown>;
   Object.assign(target, {
-    [method]: async (...args: unknown[]) => {
-      const started = performance.now();
-      try {
-        return await original(...args);
-      } finally {
-        time.calls += 1;
-        time.ms += performance.now() - started;
-      }
-    },
-  });
-  return time;
-}
-
-/** Like `timed`, for a method of a class (its prototype): every instance's calls add up. */
-function timedMethod<T extends object>(
-  prototype: T,
-  method: keyof T & string,
-): { calls: number; ms: number } {
-  const time = { calls: 0, ms: 0 };
-  const original = prototype[method] as (...args: unknown[]) => Promise<unknown>;
-  Object.assign(prototype, {
     async [method](this: T, ...args: unknown[]) {
       const started = performance.now();
       try {
@@ -265,7 +248,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
       'suppression check': timed(app.get(SuppressionService), 'reasonsFor'),
       'enqueue (insert of 500 jobs)': timed(app.get(EmailService), 'enqueueEmails'),
       checkpoint: timed(app.get(CampaignPlanner), 'checkpoint'),
-      'worker: due jobs (a batch of a scan)': timedMethod(DueScan.prototype, 'next'),
+      'worker: due jobs (a batch of a scan)': timed(DueScan.prototype, 'next'),
       'worker: claim': timed(app.get(EmailJobStore), 'claimMany'),
       'worker: record outcomes': timed(app.get(EmailJobStore), 'finish'),
     };

@@ -10,7 +10,7 @@ import { RecipientJobsService } from '../src/email/jobs/recipient-jobs.service';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { testDeliveryOptions, waitForNotifications } from './helpers/chat';
-import { drainEmailQueue } from './helpers/email-queue';
+import { drainEmailQueue, firstDue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSessions } from './helpers/session';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
@@ -79,7 +79,7 @@ describe('Data retention of e-mail jobs and chat notifications', () => {
     const store = t.app.get(EmailJobStore);
     await email.enqueueEmail({ to: 'crash@example.com', subject: 'Hi', text: 'Lost worker' });
     // A worker that claimed the job and died: its lease has already lapsed.
-    await store.claimMany(await store.findDue(10), () => 'dead-worker-token', -1_000);
+    await store.claimMany(await firstDue(t, 10), () => 'dead-worker-token', -1_000);
     expect((await store.reapLapsedLeases()).dead).toBe(1);
 
     await email.enqueueEmail({ to: 'erased@example.com', subject: 'Hi', text: 'Never sent' });

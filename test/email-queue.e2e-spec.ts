@@ -7,7 +7,7 @@ import { EmailWorker } from '../src/email/jobs/email-worker';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
-import { drainEmailQueue } from './helpers/email-queue';
+import { drainEmailQueue, firstDue } from './helpers/email-queue';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
@@ -217,7 +217,7 @@ describe('E-mail queue, worker and delivery', () => {
     it('marks a job whose worker stopped mid-delivery dead instead of sending it twice', async () => {
       const { id } = await email.enqueueEmail(literal);
       const store = t.app.get(EmailJobStore);
-      const [due] = await store.findDue(1);
+      const [due] = await firstDue(t, 1);
       // A worker that claimed the job with a 1 ms lease and died.
       expect(await store.claimMany([due], () => 'dead-worker-token', 1)).toHaveLength(1);
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -232,7 +232,7 @@ describe('E-mail queue, worker and delivery', () => {
       smtp.verdict = () => ({ accept: false, code: 451, message: 'Later' });
       await email.enqueueEmail(literal);
       const store = t.app.get(EmailJobStore);
-      const [scanned] = await store.findDue(1);
+      const [scanned] = await firstDue(t, 1);
       await worker.processDueJobs();
       // The job failed once and is due again later under a new key: the old key claims nothing.
       expect(await store.claimMany([scanned], () => 'late-worker-token', 60_000)).toEqual([]);
@@ -287,7 +287,7 @@ describe('E-mail queue, worker and delivery', () => {
         recipients: [{ to: 'a@example.com' }],
       });
       const store = t.app.get(EmailJobStore);
-      const [due] = await store.findDue(1);
+      const [due] = await firstDue(t, 1);
       expect(await store.claimMany([due], () => 'dead-planner-token', 1)).toHaveLength(1);
       await new Promise((resolve) => setTimeout(resolve, 10));
       await drain();

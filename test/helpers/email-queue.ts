@@ -1,5 +1,6 @@
 import { getModelToken } from '@nestjs/mongoose';
 import { trusted, type Model } from 'mongoose';
+import { type DueJob, EmailJobStore } from '../../src/email/jobs/email-job.store';
 import { EmailWorker } from '../../src/email/jobs/email-worker';
 import { EmailJob } from '../../src/email/jobs/schemas/email-job.schema';
 import type { TestApp } from './app';
@@ -30,5 +31,15 @@ export async function drainEmailQueue(t: TestApp, options: DrainOptions = {}): P
     if (open === 0) return;
     if (Date.now() > deadline) throw new Error(`${open} job(s) still open after ${deadlineMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The first `limit` due jobs of a scan, as a worker would read them (to claim them by hand in a test). */
+export async function firstDue(t: TestApp, limit: number): Promise<DueJob[]> {
+  const scan = t.app.get(EmailJobStore).scanDue(limit);
+  try {
+    return await scan.next();
+  } finally {
+    await scan.close();
   }
 }

@@ -25,7 +25,7 @@ export interface DirectRoute {
 }
 
 /** The route config that marks a direct route: the security-header hook and CORS leave its headers alone. */
-export const DIRECT_ROUTE_CONFIG = { direct: true, cors: false } as const;
+const DIRECT_ROUTE_CONFIG = { direct: true, cors: false } as const;
 
 /** Whether the request was routed to a direct route (its own headers, no CORS). */
 export function isDirectRoute(request: FastifyRequest): boolean {

@@ -146,17 +146,9 @@ export class EmailJobStore {
   }
 
   /**
-   * Due jobs, most urgent first, with the claim key of their next attempt: the worker claims them in
-   * batches with `claimMany` and checks their addresses against the suppression list first.
-   */
-  async findDue(limit: number, now = new Date()): Promise<DueJob[]> {
-    const docs = await this.collection.find(dueFilter(now), { ...DUE_SCAN, limit }).toArray();
-    return docs.map(dueJobOf);
-  }
-
-  /**
-   * The due jobs in the same order, read in batches of `batchSize` from one cursor for as long as the
-   * worker wants more (close the scan when done). The dev database filters and sorts the whole queue for
+   * Due jobs, most urgent first, with the claim key of their next attempt, read in batches of `batchSize`
+   * from one cursor for as long as the worker wants more (close the scan when done): the worker claims them
+   * with `claimMany` after checking their addresses against the suppression list. The dev database filters and sorts the whole queue for
    * every such query, whatever its limit, so a worker reads one scan for as long as it stays fresh rather
    * than querying again for every batch.
    */

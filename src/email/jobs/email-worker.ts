@@ -282,9 +282,8 @@ type Claimed = { job: EmailJob; lockToken: string };
  * batch to start, so they do not stand idle during the round trip; this worker holds at most two batches
  * beyond the messages in flight. Scanned jobs come from `nextDue` (a batch of the scan at a time, empty
  * once it is exhausted); once the scan is `stale` (checked after its first claim), the rest of it is left
- * for the next scan. Once shutdown
- * begins it claims no more and hands out only what is claimed (a claim in flight included): those jobs are
- * this worker's and are sent, not left to lapse.
+ * for the next scan. Once shutdown begins it claims no more and hands out only what is claimed (a claim in
+ * flight included): those jobs are this worker's and are sent, not left to lapse.
  */
 class ClaimFeed {
   private due: DueJob[] = [];

@@ -99,6 +99,18 @@ describe('TrackingEvents', () => {
     expect(insertMany).not.toHaveBeenCalled();
   });
 
+  it('counts a deferred event that throws as lost and still writes the others of its batch', async () => {
+    const { ledger, stored } = scriptedCollection([]);
+    const events = new TrackingEvents(ledger);
+    events.recordLater(() => event('p1'));
+    events.recordLater(() => {
+      throw new Error('broken');
+    });
+    events.recordLater(() => event('p3'));
+    await expect(events.flush()).resolves.toBeUndefined();
+    expect([...stored.values()].map((doc) => (doc as TrackingEvent).contactId)).toEqual(['p1', 'p3']);
+  });
+
   it('takes a retry refused only for duplicate ids as written, without requeueing', async () => {
     const { ledger, insertMany, counted } = scriptedCollection([
       () => {

@@ -130,13 +130,23 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
     }
   }
 
+  /**
+   * One that throws is counted and logged, not thrown: the rest of the batch is already out of `pending`,
+   * and this runs in a request, a timer or the worker's outcome recording, none of which should fail for it.
+   */
   private resolvePending(): void {
     const pending = this.pending;
     this.pending = [];
+    let failed = 0;
     for (const resolve of pending) {
-      const event = resolve();
-      if (event) this.buffer.push(withId(event));
+      try {
+        const event = resolve();
+        if (event) this.buffer.push(withId(event));
+      } catch {
+        failed += 1;
+      }
     }
+    if (failed > 0) this.logger.error(`${failed} deferred tracking event(s) could not be worked out`);
   }
 
   /** Puts events back at the front of the buffer, within its cap; returns how many were kept. */

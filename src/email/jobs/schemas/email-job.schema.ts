@@ -66,7 +66,7 @@ EmailJobSchema.index({ idempotencyKey: 1 }, { unique: true });
 // dev database, which scans for any filter that is not exactly an index's fields).
 EmailJobSchema.index({ claimKey: 1 }, { unique: true, sparse: true });
 EmailJobSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
-// EmailJobStore.findDue: status (equality, two values), then the scan's sort (priority desc, scheduledAt
+// EmailJobStore.scanDue: status (equality, two values), then the scan's sort (priority desc, scheduledAt
 // asc), then the scheduledAt bound (range on the last sort field), so a scan reads the due jobs in order.
 EmailJobSchema.index({ status: 1, priority: -1, scheduledAt: 1 });
 // EmailJobStore.reapLapsedLeases: status and type are equalities, the lease expiry is the range.
