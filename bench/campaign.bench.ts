@@ -7,8 +7,8 @@
  *     to the campaign's `sent` status (plan, render, queue, deliver, statistics), and the peak RSS of this
  *     process (the service: planner and worker; sampled every 50 ms). Fails if a subscriber is missed or
  *     mailed twice.
- * (b) the open pixel: `GET /o/{token}.gif` with a genuine token on the built server against bare Fastify
- *     answering the same GIF, requests per second (bench/http-bench.ts).
+ * (b) the open pixel: `GET /o/{token}.gif` on the built server against bare Fastify answering the same GIF,
+ *     requests per second (bench/http-bench.ts), with one genuine token, a token per person and a forged one.
  *
  *   npm run bench:campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
  *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench:campaign   (where the server's CPU goes on the pixel)
@@ -339,7 +339,16 @@ async function startBareGif(): Promise<BareServer> {
   return { baseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
-/** (b) The pixel route against bare Fastify. */
+/** Opened mails of the distinct-token scenario: each request opens the next (as many as a campaign's audience). */
+const DISTINCT_OPENS = 100_000;
+
+/**
+ * (b) The pixel route against bare Fastify, four ways: one genuine token asked again and again (the
+ * counters' cheapest case: one person, one campaign), a different person's token per request (a campaign's
+ * first opens: every one also a unique open, a recipient entry and a person's counters), and a forged token
+ * (the route itself: the same GIF, nothing to record). The dev database's CPU is shown beside the
+ * service's: the three processes share this machine's cores.
+ */
 async function pixel(databaseUri: string): Promise<void> {
   const secret = randomBytes(32).toString('hex');
   const profile = serverProfile();
@@ -351,22 +360,29 @@ async function pixel(databaseUri: string): Promise<void> {
     { APP_SECRET: secret, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
   );
   const bare = await startBareGif();
-  const token = new LinkTokens(new SecretKeys(secret)).sign('open', [
-    String(new Types.ObjectId()),
-    String(new Types.ObjectId()),
-    'bench',
-  ]);
+  const tokens = new LinkTokens(new SecretKeys(secret));
+  const [campaignId, appId] = [String(new Types.ObjectId()), 'bench'];
+  const openToken = () => tokens.sign('open', [campaignId, String(new Types.ObjectId()), appId]);
+  const token = openToken();
+  const distinctPaths = Array.from({ length: DISTINCT_OPENS }, () => `/o/${openToken()}.gif`);
   const agent = { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Thunderbird/128.0' };
+  const onServer = { headers: agent, pid: server.pid, databasePid: devDatabasePid() };
   try {
     await runScenarios(
       [
         { name: 'bare Fastify GIF', url: `${bare.baseUrl}/o/${token}.gif`, headers: agent, pid: bare.pid },
         {
-          name: 'GET /o/{token}.gif (genuine token)',
+          name: 'GET /o/{token}.gif (one genuine token)',
           url: `${server.baseUrl}/o/${token}.gif`,
-          headers: agent,
-          pid: server.pid,
+          ...onServer,
         },
+        {
+          name: 'GET /o/{token}.gif (a token per person)',
+          url: `${server.baseUrl}${distinctPaths[0]}`,
+          path: (n) => distinctPaths[n % DISTINCT_OPENS],
+          ...onServer,
+        },
+        { name: 'GET /o/{token}.gif (forged token)', url: `${server.baseUrl}/o/forged.gif`, ...onServer },
       ],
       'bare Fastify GIF',
       { connections: 50, durationS: DURATION_S },
@@ -375,7 +391,7 @@ async function pixel(databaseUri: string): Promise<void> {
     await server.stop();
     bare.stop();
   }
-  profile.report('both pixel runs');
+  profile.report('all pixel runs');
 }
 
 async function main(): Promise<void> {

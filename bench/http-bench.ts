@@ -159,6 +159,10 @@ export interface Scenario {
   body?: (n: number) => object;
   /** The answering server's process id: adds its CPU time per request to the table. */
   pid?: number;
+  /** The dev database the server writes to: adds its CPU time per request to the table. */
+  databasePid?: number;
+  /** The path of request number `n`, when requests differ (by default every request asks `url`). */
+  path?: (n: number) => string;
 }
 
 let requestCounter = 0;
@@ -169,8 +173,9 @@ export const clientIpOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255
 async function measure(
   scenario: Scenario,
   options: { connections: number; durationS: number; amount?: number },
-): Promise<{ rps: number; non2xx: number; cpuUsPerRequest?: number }> {
-  const cpuBefore = cpuSecondsOf(scenario.pid);
+): Promise<{ rps: number; non2xx: number; cpu: CpuPerRequest }> {
+  const before = { server: cpuSecondsOf(scenario.pid), database: cpuSecondsOf(scenario.databasePid) };
+  const clientBefore = process.cpuUsage();
   const result = await autocannon({
     url: scenario.url,
     method: scenario.method ?? 'GET',
@@ -182,25 +187,37 @@ async function measure(
         setupRequest: (request) => {
           requestCounter += 1;
           const headers = { ...request.headers, 'x-forwarded-for': clientIpOf(requestCounter) };
+          const path = scenario.path ? scenario.path(requestCounter) : request.path;
           return scenario.body
-            ? { ...request, headers, body: JSON.stringify(scenario.body(requestCounter)) }
-            : { ...request, headers };
+            ? { ...request, path, headers, body: JSON.stringify(scenario.body(requestCounter)) }
+            : { ...request, path, headers };
         },
       },
     ],
   });
-  const cpuAfter = cpuSecondsOf(scenario.pid);
+  const client = process.cpuUsage(clientBefore);
   const answered = result.requests.total;
-  const cpuUsPerRequest =
-    cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
-      ? ((cpuAfter - cpuBefore) * 1_000_000) / answered
+  const perRequest = (before: number | undefined, after: number | undefined) =>
+    before !== undefined && after !== undefined && answered > 0
+      ? ((after - before) * 1_000_000) / answered
       : undefined;
   return {
     rps: result.requests.average,
     non2xx: result.non2xx + result.errors + result.timeouts,
-    cpuUsPerRequest,
+    cpu: {
+      server: perRequest(before.server, cpuSecondsOf(scenario.pid)),
+      database: perRequest(before.database, cpuSecondsOf(scenario.databasePid)),
+      client: answered > 0 ? (client.user + client.system) / answered : undefined,
+    },
   };
 }
+
+/**
+ * CPU time per request (µs) of the answering server, of the dev database it writes to, and of this process
+ * (the load generator): on a machine of two cores the three share, their sum is what bounds the requests
+ * per second.
+ */
+type CpuPerRequest = { server?: number; database?: number; client?: number };
 
 /**
  * A short warm-up per scenario, then two rounds in alternating order (drift and warm-up effects cancel);
@@ -214,35 +231,41 @@ export async function runScenarios(
   for (const scenario of scenarios) {
     await measure(scenario, { connections: 10, durationS: 0, amount: 500 });
   }
-  const results = new Map<string, { rps: number[]; cpu: number[]; non2xx: number }>();
+  const results = new Map<string, { rps: number[]; cpu: CpuPerRequest[]; non2xx: number }>();
   for (const round of [scenarios, [...scenarios].reverse()]) {
     for (const scenario of round) {
-      const { rps, non2xx, cpuUsPerRequest } = await measure(scenario, options);
+      const { rps, non2xx, cpu } = await measure(scenario, options);
       const entry = results.get(scenario.name) ?? { rps: [], cpu: [], non2xx: 0 };
       entry.rps.push(rps);
-      if (cpuUsPerRequest !== undefined) entry.cpu.push(cpuUsPerRequest);
+      entry.cpu.push(cpu);
       entry.non2xx += non2xx;
       results.set(scenario.name, entry);
     }
   }
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const means = new Map([...results].map(([name, { rps }]) => [name, mean(rps)]));
-  const cpuMeans = new Map(
-    [...results].filter(([, { cpu }]) => cpu.length > 0).map(([name, { cpu }]) => [name, mean(cpu)]),
-  );
+  const cpuMean = (name: string, part: keyof CpuPerRequest) =>
+    mean(results.get(name)!.cpu.flatMap((cpu) => (cpu[part] === undefined ? [] : [cpu[part]])));
+  const rounded = (value: number) => (Number.isNaN(value) ? '' : Math.round(value));
   const baselineRps = means.get(baseline)!;
-  const baselineCpu = cpuMeans.get(baseline);
+  const baselineCpu = cpuMean(baseline, 'server');
+  const showDatabase = scenarios.some((scenario) => scenario.databasePid !== undefined);
   console.table(
     [...results].map(([name, { non2xx }]) => ({
       scenario: name,
       'req/s': Math.round(means.get(name)!),
       [`ratio to ${baseline}`]: Number((means.get(name)! / baselineRps).toFixed(3)),
-      'server CPU µs/req': cpuMeans.has(name) ? Math.round(cpuMeans.get(name)!) : '',
+      'server CPU µs/req': rounded(cpuMean(name, 'server')),
       // The baseline's CPU per request over this one's: the throughput ratio a CPU-bound server would reach.
-      'CPU ratio':
-        baselineCpu && cpuMeans.has(name) ? Number((baselineCpu / cpuMeans.get(name)!).toFixed(3)) : '',
+      'CPU ratio': Number.isNaN(baselineCpu / cpuMean(name, 'server'))
+        ? ''
+        : Number((baselineCpu / cpuMean(name, 'server')).toFixed(3)),
+      ...(showDatabase ? { 'dev DB CPU µs/req': rounded(cpuMean(name, 'database')) } : {}),
+      'load generator CPU µs/req': rounded(cpuMean(name, 'client')),
       'non-2xx': non2xx,
     })),
   );
   return means;
 }
+
+/** The mean, NaN for no values. */
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
