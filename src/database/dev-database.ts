@@ -21,12 +21,6 @@ const LAUNCHER_DIR = findLauncherDir();
 const LAUNCHER_JAR = join(LAUNCHER_DIR, 'target', 'mongo-dev-server-1.0.0.jar');
 const MAIN_CLASS = 'dev.adminservice.MongoDevServer';
 const READY_TIMEOUT_MS = 60_000;
-/**
- * `-Xss4m`: deep documents and filters recurse. The serial collector: the JVM picks G1 on a machine like this
- * one, whose concurrent threads and write barriers cost the database's one busy thread about half its CPU
- * per insert (26 against 14 µs per event document, measured); its pauses are short at a dev database's heap.
- */
-const JVM_OPTIONS = ['-Xss4m', '-XX:+UseSerialGC'];
 
 export interface DevDatabase {
   /** Connection string without a database name, e.g. `mongodb://127.0.0.1:40123`. */
@@ -147,7 +141,7 @@ export async function startDevDatabase(options: DevDatabaseOptions = {}): Promis
   args.push('--port', String(options.port ?? 0));
   if (options.file) args.push('--file', resolve(options.file));
 
-  const child = spawn('java', [...JVM_OPTIONS, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('java', ['-Xss4m', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const uri = await waitForReadyLine(child, options.log);
   await waitForPing(uri);
 
