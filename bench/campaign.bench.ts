@@ -343,7 +343,7 @@ async function startBareGif(): Promise<BareServer> {
 const DISTINCT_OPENS = 100_000;
 
 /**
- * (b) The pixel route against bare Fastify, four ways: one genuine token asked again and again (the
+ * (b) The pixel route against bare Fastify, asked three ways: one genuine token asked again and again (the
  * counters' cheapest case: one person, one campaign), a different person's token per request (a campaign's
  * first opens: every one also a unique open, a recipient entry and a person's counters), and a forged token
  * (the route itself: the same GIF, nothing to record). The dev database's CPU is shown beside the

@@ -263,19 +263,20 @@ export async function runScenarios(
   const baselineCpu = cpuMean(baseline, 'server');
   const showDatabase = scenarios.some((scenario) => scenario.databasePid !== undefined);
   console.table(
-    [...results].map(([name, { non2xx }]) => ({
-      scenario: name,
-      'req/s': Math.round(means.get(name)!),
-      [`ratio to ${baseline}`]: Number((means.get(name)! / baselineRps).toFixed(3)),
-      'server CPU µs/req': rounded(cpuMean(name, 'server')),
+    [...results].map(([name, { non2xx }]) => {
       // The baseline's CPU per request over this one's: the throughput ratio a CPU-bound server would reach.
-      'CPU ratio': Number.isNaN(baselineCpu / cpuMean(name, 'server'))
-        ? ''
-        : Number((baselineCpu / cpuMean(name, 'server')).toFixed(3)),
-      ...(showDatabase ? { 'dev DB CPU µs/req': rounded(cpuMean(name, 'database')) } : {}),
-      'load generator CPU µs/req': rounded(cpuMean(name, 'client')),
-      'non-2xx': non2xx,
-    })),
+      const cpuRatio = baselineCpu / cpuMean(name, 'server');
+      return {
+        scenario: name,
+        'req/s': Math.round(means.get(name)!),
+        [`ratio to ${baseline}`]: Number((means.get(name)! / baselineRps).toFixed(3)),
+        'server CPU µs/req': rounded(cpuMean(name, 'server')),
+        'CPU ratio': Number.isNaN(cpuRatio) ? '' : Number(cpuRatio.toFixed(3)),
+        ...(showDatabase ? { 'dev DB CPU µs/req': rounded(cpuMean(name, 'database')) } : {}),
+        'load generator CPU µs/req': rounded(cpuMean(name, 'client')),
+        'non-2xx': non2xx,
+      };
+    }),
   );
   return means;
 }
