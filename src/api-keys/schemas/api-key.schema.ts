@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import type { HydratedDocument, Types } from 'mongoose';
+import type { Types } from 'mongoose';
 
 /**
  * A secret API key of one app. The clear value is never stored: `keyHash` (SHA-256) finds the key on each
@@ -28,7 +28,6 @@ export class ApiKey {
   updatedAt: Date;
 }
 
-export type ApiKeyDocument = HydratedDocument<ApiKey>;
 export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
 
 // GET /api-keys?appId=… (newest first by default), stats per app, and deleting an app's keys.

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { type HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
 
 export const APP_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -31,7 +31,6 @@ export class App {
   updatedAt: Date;
 }
 
-export type AppDocument = HydratedDocument<App>;
 export const AppSchema = SchemaFactory.createForClass(App);
 
 /** How many replaced publishable keys an app remembers. */

@@ -12,7 +12,6 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export const NAME_MAX = 100;
 export const TAG_MAX = 50;
-export const TAGS_MAX = 50;
 export const REASON_MAX = 500;
 export const SOURCE_MAX = 50;
 export const REFERRAL_URL_MAX = 2_000;

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { type HydratedDocument, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { PRIORITIES, type Priority } from '../../common/priority';
 
 export const TICKET_STATUSES = ['pending', 'in_progress', 'resolved', 'closed'] as const;
@@ -76,7 +76,6 @@ export class Ticket {
   updatedAt: Date;
 }
 
-export type TicketDocument = HydratedDocument<Ticket>;
 export const TicketSchema = SchemaFactory.createForClass(Ticket);
 
 // Only the shapes the code queries often or selectively (docs/decisions.md, "Tickets: indexes"). Each key

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import type { HydratedDocument, Types } from 'mongoose';
+import type { Types } from 'mongoose';
 import { Role, ROLES } from '../../common/auth/roles';
 
 export const LANGUAGES = ['en', 'es'] as const;
@@ -54,7 +54,6 @@ export class User {
   updatedAt: Date;
 }
 
-export type UserDocument = HydratedDocument<User>;
 export const UserSchema = SchemaFactory.createForClass(User);
 
 // GET /users filters by role and isActive.
