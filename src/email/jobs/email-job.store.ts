@@ -148,9 +148,9 @@ export class EmailJobStore {
   /**
    * Due jobs, most urgent first, with the claim key of their next attempt, read in batches of `batchSize`
    * from one cursor for as long as the worker wants more (close the scan when done): the worker claims them
-   * with `claimMany` after checking their addresses against the suppression list. The dev database filters and sorts the whole queue for
-   * every such query, whatever its limit, so a worker reads one scan for as long as it stays fresh rather
-   * than querying again for every batch.
+   * with `claimMany` after checking their addresses against the suppression list. The dev database filters
+   * and sorts the whole queue for every such query, whatever its limit, so a worker reads one scan for as
+   * long as it stays fresh rather than querying again for every batch.
    */
   scanDue(batchSize: number, now = new Date()): DueScan {
     return new DueScan(this.collection.find(dueFilter(now), { ...DUE_SCAN, batchSize }), batchSize);

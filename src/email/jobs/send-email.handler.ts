@@ -25,7 +25,10 @@ export type SendResult =
 /** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
 export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
 
-/** Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers, transport. */
+/**
+ * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
+ * transport.
+ */
 @Injectable()
 export class SendEmailHandler {
   private readonly defaultSender: string;
