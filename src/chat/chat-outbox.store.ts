@@ -143,14 +143,16 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
     const result = await this.collection.bulkWrite(operations, { ordered: false });
     return result.modifiedCount;
   }
-
 }
 
 /**
  * The outbox's rules on the engine. A notification whose worker stopped is due again at once (dead when
  * that was its last attempt): a chat line sent twice is better than one lost.
  */
-function chatQueueKind(options: ChatDeliveryOptions, retentionMs: number): QueueKind<DueJob, DeliveryOutcome> {
+function chatQueueKind(
+  options: ChatDeliveryOptions,
+  retentionMs: number,
+): QueueKind<DueJob, DeliveryOutcome> {
   const where = (outcome: DeliveryOutcome) => ({
     ...(outcome.destination ? { destination: outcome.destination } : {}),
     ...(outcome.format ? { format: outcome.format } : {}),

@@ -146,7 +146,11 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
     const operations: AnyBulkWriteOperation[] = held.map((job) => ({
       updateOne: {
         filter: { lockToken: job.lockToken },
-        update: this.lapseUpdate(job, job.handedAt ? this.kind.lapsed(job) : { to: 'pending', uncount: true }, now),
+        update: this.lapseUpdate(
+          job,
+          job.handedAt ? this.kind.lapsed(job) : { to: 'pending', uncount: true },
+          now,
+        ),
       },
     }));
     const result = await this.collection.bulkWrite(operations, { ordered: false });
@@ -170,7 +174,10 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       for (const doc of jobs) {
         const job = doc as unknown as HeldJob;
         const rule = this.kind.lapsed(job);
-        const result = await this.collection.updateOne({ lockToken: job.lockToken }, this.lapseUpdate(job, rule, now));
+        const result = await this.collection.updateOne(
+          { lockToken: job.lockToken },
+          this.lapseUpdate(job, rule, now),
+        );
         if (result.modifiedCount > 0) reaped.push({ job, rule });
       }
     }

@@ -53,7 +53,10 @@ export interface JobContext<Scan> {
 /** A handler found by `@JobHandler(<job type>)`. */
 export type JobHandlerFn<Job, Scan, Outcome> = (job: Job, context: JobContext<Scan>) => Promise<Outcome>;
 
-export type RunSummary<Status extends string> = Record<Status, number> & { lostRaces: number; reaped: number };
+export type RunSummary<Status extends string> = Record<Status, number> & {
+  lostRaces: number;
+  reaped: number;
+};
 
 /** The lease was reaped before the job left: another worker may hold it now. */
 export class LeaseLostError extends Error {
@@ -148,7 +151,9 @@ export abstract class PollingWorker<
     this.scheduler.addInterval(
       `${this.name}.reaper`,
       setInterval(() => {
-        this.reapLapsed().catch((error: unknown) => this.logger.error(`Reaping failed: ${(error as Error).message}`));
+        this.reapLapsed().catch((error: unknown) =>
+          this.logger.error(`Reaping failed: ${(error as Error).message}`),
+        );
       }, settings.reapEveryMs),
     );
     this.logger.log(
@@ -220,7 +225,9 @@ export abstract class PollingWorker<
   }
 
   private async runOnce(): Promise<RunSummary<Status>> {
-    const summary = Object.fromEntries([...this.statuses, 'lostRaces', 'reaped'].map((key) => [key, 0])) as RunSummary<Status>;
+    const summary = Object.fromEntries(
+      [...this.statuses, 'lostRaces', 'reaped'].map((key) => [key, 0]),
+    ) as RunSummary<Status>;
     try {
       summary.reaped = (await this.reapLapsed()).length;
       while (!this.stopping) {
@@ -254,7 +261,11 @@ export abstract class PollingWorker<
       () => Date.now() >= freshUntil,
       settings.concurrency,
       async (batch) => {
-        const jobs = await this.store.claimMany(batch, (job) => `${scanToken}.${String(job._id)}`, settings.leaseMs);
+        const jobs = await this.store.claimMany(
+          batch,
+          (job) => `${scanToken}.${String(job._id)}`,
+          settings.leaseMs,
+        );
         summary.lostRaces += batch.length - jobs.length;
         claimed += jobs.length;
         return jobs;
@@ -300,7 +311,12 @@ export abstract class PollingWorker<
     return claimed;
   }
 
-  private async attempt(job: Job, lockToken: string, entry: { handed: boolean }, scan: Scan): Promise<Outcome> {
+  private async attempt(
+    job: Job,
+    lockToken: string,
+    entry: { handed: boolean },
+    scan: Scan,
+  ): Promise<Outcome> {
     const type = this.store.kind.typeOf(job as unknown as Record<string, unknown>);
     const handler = this.handlers.get<JobHandlerFn<Job, Scan, Outcome>>('job', type);
     const context: JobContext<Scan> = {
@@ -350,9 +366,17 @@ const noop = () => undefined;
 /** True when `work` settled within `ms`; the timer is cleared either way. */
 async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  const timeout = new Promise<false>(
+    (resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))),
+  );
   try {
-    return await Promise.race([work.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -29,7 +29,8 @@ export interface HeldJob {
  * `pending`: never handed, safe to run again (the attempt is not counted when `uncount`);
  * `due`: run again now (a kind whose handlers are safe to repeat); `dead`: ended with `error`.
  */
-export type LapseRule = { to: 'pending'; uncount: boolean } | { to: 'due'; error: string } | { to: 'dead'; error: string };
+export type LapseRule =
+  { to: 'pending'; uncount: boolean } | { to: 'due'; error: string } | { to: 'dead'; error: string };
 
 /** A kind's answer for an outcome: the fields to set, and whether the job is due again (a retry). */
 export interface OutcomeUpdate {

@@ -1,10 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import {
-  MongoBulkWriteError,
-  ObjectId,
-  type WriteError,
-} from 'mongodb';
+import { MongoBulkWriteError, ObjectId, type WriteError } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { JobRetention } from './job-retention';

@@ -106,7 +106,8 @@ export class EmailWorker extends PollingWorker<
   protected override reaped(reaped: { job: HeldJob; rule: LapseRule }[]): void {
     const { dead, campaignIds } = summarizeReaped(reaped);
     this.campaignJobsFinished([...campaignIds]);
-    if (dead > 0) this.logger.warn(`${dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
+    if (dead > 0)
+      this.logger.warn(`${dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
   }
 
   protected override runEnded(): void {

@@ -20,7 +20,6 @@ import type { EmailJob } from './schemas/email-job.schema';
 /** A failure that another attempt cannot fix (unknown template, a 5xx answer): the job goes `dead` at once. */
 export class PermanentDeliveryError extends Error {}
 
-
 /**
  * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
  * transport.
