@@ -19,6 +19,7 @@ import { EmailJobsService } from './jobs/email-jobs.service';
 import { EmailQueueStatus } from './jobs/email-queue-status';
 import { EmailWorker } from './jobs/email-worker';
 import { JobRetention } from './jobs/job-retention';
+import { JobSecrets } from './jobs/job-secrets';
 import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
 import { SendEmailHandler } from './jobs/send-email.handler';
 import { RecipientJobsService } from './jobs/recipient-jobs.service';
@@ -37,11 +38,11 @@ import { TrackingLinks } from './tracking/tracking-links';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `RecipientJobsService` (a person's
- * jobs, for export and GDPR erasure), for campaign mail `TrackingLinks`, for the health probe
- * `EmailQueueStatus`; they add batch planners, message composers and link tables by marking their own
- * methods (src/email/jobs/email-handlers.ts). The e-mail events module
- * (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
+ * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `JobSecrets` (the sealed
+ * secrets of a message composed when it is sent), `RecipientJobsService` (a person's jobs, for export and
+ * GDPR erasure), for campaign mail `TrackingLinks`, for the health probe `EmailQueueStatus`; they add batch
+ * planners, message composers and link tables by marking their own methods
+ * (src/email/jobs/email-handlers.ts). The e-mail events module (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
  */
 @Module({
   imports: [
@@ -63,6 +64,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     EmailWorker,
     EmailQueueStatus,
     JobRetention,
+    JobSecrets,
     SendEmailHandler,
     BatchPlanHandler,
     RecipientJobsService,
@@ -85,6 +87,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     EmailService,
     EmailQueueStatus,
     SuppressionService,
+    JobSecrets,
     RecipientJobsService,
     ContactEmailEvents,
     EmailTemplatesModule,

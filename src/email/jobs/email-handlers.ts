@@ -20,7 +20,7 @@ export const CLICK_TARGETS = 'email.click-targets';
 
 /** Marks the planner of a batch plan kind: `(plan: BatchPlan, planJobId: string) => Promise<PlanOutcome>`. */
 export const PlanHandler = (kind: string) => JobHandler(kind, PLANNERS);
-/** Marks the composer of messages naming `name`: `(message: EmailMessage) => Promise<RenderedContent | null>`. */
+/** Marks the composer of messages naming `name`: `(message: EmailMessage) => Promise<ComposedContent | null>`. */
 export const ComposerHandler = (name: string) => JobHandler(name, COMPOSERS);
 /** Marks the source of campaigns' link tables: `(campaignId: string) => Promise<readonly string[] | null>`. */
 export const ClickTargetSource = () => JobHandler('campaign', CLICK_TARGETS);
@@ -36,11 +36,18 @@ export interface PlanOutcome {
  */
 export type BatchPlanner = (plan: BatchPlan, planJobId: string) => Promise<PlanOutcome>;
 
+/** What a composer renders; `sender` (a stored template's) replaces `MAIL_FROM` when there is no `from`. */
+export interface ComposedContent extends RenderedContent {
+  sender?: SendableTemplate['sender'];
+}
+
 /**
  * Renders a message naming its composer when it is sent. Null means the message can never be composed
- * (say, its campaign does not exist): the job is dead at once. A thrown error is a failed attempt.
+ * (say, its campaign does not exist): the job is dead at once. A thrown error is a failed attempt. A
+ * module whose messages share most of their content (a campaign) queues only what differs per person; a
+ * message that carries a secret (a sign-in link) is composed at send time too, so its body is never stored.
  */
-export type MessageComposerFn = (message: EmailMessage) => Promise<RenderedContent | null>;
+export type MessageComposerFn = (message: EmailMessage) => Promise<ComposedContent | null>;
 
 /** Reads the link table of a campaign (its URLs in order), or null for an unknown campaign. */
 export type LinkTableSource = (campaignId: string) => Promise<readonly string[] | null>;

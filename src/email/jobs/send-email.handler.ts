@@ -12,7 +12,13 @@ import {
 } from '../delivery/template-source';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
-import { COMPOSERS, type EmailJobContext, type MessageComposerFn, type TemplateMemo } from './email-handlers';
+import {
+  COMPOSERS,
+  type ComposedContent,
+  type EmailJobContext,
+  type MessageComposerFn,
+  type TemplateMemo,
+} from './email-handlers';
 import type { EmailMessage } from './email-message';
 import type { JobOutcome } from './email-job.store';
 import type { EmailJob } from './schemas/email-job.schema';
@@ -81,7 +87,10 @@ export class SendEmailHandler {
     message: EmailMessage,
     memo: TemplateMemo,
   ): Promise<{ content: RenderedContent; sender?: SendableTemplate['sender'] }> {
-    if (message.composer !== undefined) return { content: await this.composed(message) };
+    if (message.composer !== undefined) {
+      const { sender, ...content } = await this.composed(message);
+      return { content, sender };
+    }
     if (!message.template) {
       return {
         content: { subject: message.subject ?? '', html: message.html ?? '', text: message.text ?? '' },
@@ -110,7 +119,7 @@ export class SendEmailHandler {
     }
   }
 
-  private async composed(message: EmailMessage): Promise<RenderedContent> {
+  private async composed(message: EmailMessage): Promise<ComposedContent> {
     const composer = message.composer
       ? this.handlers.get<MessageComposerFn>(COMPOSERS, message.composer)
       : undefined;
