@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, Injectable } from '@nestjs/comm
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model, type QueryFilter, trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { isSendableAddress } from '../common/validation/email-address';
+import { emailAddressMessage, isSendableAddress } from '../common/validation/email-address';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import {
   type ChangeOrigin,
@@ -51,7 +51,7 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
  */
 function personAddress(email: string): string {
   const address = normaliseEmail(email);
-  if (!isSendableAddress(address)) throw new BadRequestException('email must be an e-mail address');
+  if (!isSendableAddress(address)) throw new BadRequestException(emailAddressMessage('email'));
   if (address.endsWith('.invalid')) {
     throw new BadRequestException('email: addresses under .invalid cannot receive mail');
   }

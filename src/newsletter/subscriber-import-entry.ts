@@ -1,4 +1,4 @@
-import { isSendableAddress } from '../common/validation/email-address';
+import { emailAddressMessage, isSendableAddress } from '../common/validation/email-address';
 import { normaliseEmail } from '../contacts/contacts.service';
 import { LOCALES, type Locale, NAME_MAX } from '../contacts/schemas/contact.schema';
 
@@ -26,7 +26,7 @@ export function checkImportEntry(value: unknown): ImportEntry | { error: string 
   const { email, firstName, locale } = entry;
   if (typeof email !== 'string') return { error: 'email must be a string' };
   const address = normaliseEmail(email);
-  if (!isSendableAddress(address)) return { error: 'email must be an e-mail address' };
+  if (!isSendableAddress(address)) return { error: emailAddressMessage('email') };
   if (address.endsWith('.invalid')) return { error: 'email: addresses under .invalid cannot receive mail' };
   const checked: ImportEntry = { email: address };
   if (firstName !== undefined) {

@@ -37,6 +37,10 @@ export function isSendableAddress(value: unknown): value is string {
   );
 }
 
+/** What is wrong with an address that breaks the rule, naming the field. */
+export const emailAddressMessage = (property: string) =>
+  `${property} must be an email address such as name@example.com (no quotes, spaces or control characters)`;
+
 /**
  * A string property that must be a sendable address (`isSendableAddress`), at most 254 characters. The
  * OpenAPI pass documents it as `format: email` with this length and pattern.
@@ -50,8 +54,7 @@ export function IsEmailAddress(options: ValidationOptions = {}): PropertyDecorat
         name: IS_EMAIL_ADDRESS,
         validator: {
           validate: (value: unknown) => isSendableAddress(value),
-          defaultMessage: () =>
-            '$property must be an e-mail address like name@example.com (no quotes, spaces or control characters)',
+          defaultMessage: () => emailAddressMessage('$property'),
         },
       },
       options,
