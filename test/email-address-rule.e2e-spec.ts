@@ -1,6 +1,7 @@
 import { getModelToken } from '@nestjs/mongoose';
 import { Types, type Model } from 'mongoose';
 import type { App } from '../src/apps/schemas/app.schema';
+import { EMAIL_ADDRESS_PATTERN } from '../src/common/validation/email-address';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
 import { Contact } from '../src/contacts/schemas/contact.schema';
 import { EmailJobStore } from '../src/email/jobs/email-job.store';
@@ -192,6 +193,36 @@ describe('One e-mail address rule', () => {
       expect([message.status, message.body.error]).toEqual([400, expect.stringContaining('authorEmail')]);
     }
     expect(await counts()).toEqual(before);
+  });
+
+  it('documents the rule on every address field of the OpenAPI document', async () => {
+    const doc = (await t.http.get('/docs-json')).body as {
+      components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> };
+    };
+    const fields = Object.entries(doc.components.schemas).flatMap(([name, schema]) =>
+      Object.entries(schema.properties ?? {})
+        .filter(([, property]) => property.pattern === EMAIL_ADDRESS_PATTERN.source)
+        .map(([field, property]) => ({ field: `${name}.${field}`, property })),
+    );
+    expect(fields.map(({ field }) => field)).toEqual(
+      expect.arrayContaining([
+        'JoinlistDto.email',
+        'SubscribeDto.email',
+        'CreateSubscriberDto.email',
+        'RequestMagicLinkDto.email',
+        'CreateUserDto.email',
+        'LoginDto.email',
+        'CreateTicketBody.email',
+        'CreateTicketMessageDto.authorEmail',
+        'CreateFeedbackDto.email',
+        'CreateWantDto.authorEmail',
+        'TemplateSenderDto.email',
+        'TestCampaignDto.email',
+      ]),
+    );
+    for (const { property } of fields) {
+      expect(property).toMatchObject({ type: 'string', format: 'email', maxLength: 254 });
+    }
   });
 
   it('still accepts ordinary addresses: plus tags, subdomains, digits, upper case', async () => {
