@@ -5,7 +5,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
-  IsEmail,
   IsIn,
   IsInt,
   IsISO8601,
@@ -29,6 +28,7 @@ import {
   type TicketStatus,
   type TicketTopic,
 } from '../schemas/ticket.schema';
+import { IsEmailAddress } from '../../common/validation/email-address';
 
 export const SUBJECT_MAX_LENGTH = 200;
 export const SEARCH_MAX_LENGTH = 100;
@@ -61,7 +61,7 @@ export class HostedAttachmentInput {
 
 /** `POST /{appId}/tickets` as JSON, and the fields of its multipart form. */
 export class CreateTicketDto {
-  @ApiProperty({ format: 'email' }) @Transform(lowerTrim) @IsEmail() @MaxLength(254) email: string;
+  @ApiProperty({ format: 'email' }) @Transform(lowerTrim) @IsEmailAddress() email: string;
 
   @ApiProperty({ maxLength: SUBJECT_MAX_LENGTH })
   @Transform(trim)
@@ -167,8 +167,7 @@ export class CreateTicketMessageDto {
   @ApiPropertyOptional({ format: 'email' })
   @IsOptional()
   @Transform(lowerTrim)
-  @IsEmail()
-  @MaxLength(254)
+  @IsEmailAddress()
   authorEmail?: string;
 
   @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MaxLength(100) authorName?: string;
