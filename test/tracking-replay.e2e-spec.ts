@@ -106,6 +106,21 @@ describe('Tracking: replays, HEAD, stored links and token spellings', () => {
       expect(clicks.map((click) => click.linkIndex)).toEqual([0, 1]);
       expect(await analyticsOf(campaignId)).toMatchObject({ clicked: 2, uniqueClicks: 1 });
     });
+
+    it('records a click of a message that so far had only opens (each type has its own cap)', async () => {
+      const campaignId = await sentCampaign('<a href="https://shop.test/a">a</a>');
+      const contactId = String(new Types.ObjectId());
+      const who = target(campaignId, contactId);
+      await open(t, campaignId, contactId, PROXY);
+      await flush();
+      await t.http.get(pathOf(links().clickUrl({ ...who, linkIndex: 0 })), {
+        headers: { 'user-agent': PROXY },
+      });
+      await flush();
+      expect(await events.countDocuments({ type: 'opened' })).toBe(1);
+      expect(await events.countDocuments({ type: 'clicked' })).toBe(1);
+      expect(await trackedMessage(campaignId, contactId)).toMatchObject({ opened: 1, clicked: 1 });
+    });
   });
 
   describe('HEAD', () => {

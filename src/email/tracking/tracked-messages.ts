@@ -23,7 +23,8 @@ function cappedType(event: Event): CappedType | null {
 /**
  * The per-message cap on open and click events (docs/decisions.md, "Issue 24: tracking replays"), enforced
  * in the database when a batch is written, so it holds whatever the number of instances: each event takes
- * one slot of its message with a conditional upsert (`opened < cap`, one unordered bulk write per batch).
+ * one slot of its message with a conditional upsert (`opened` below the cap, one unordered bulk write per
+ * batch).
  * When the message is full the filter matches nothing and the upsert's insert of the same `_id` is refused
  * as a duplicate: that refusal, reported per operation, is the event's "no". A person's first human open
  * (click) is let through even then, so unique opens stay right when proxies used the slots up first.
@@ -77,7 +78,8 @@ export class TrackedMessages {
 
   private takeSlot(event: Event): AnyBulkWriteOperation<TallyDoc> {
     const type = cappedType(event)!;
-    const below = { [type]: { $lt: this.limits.eventsPerMessage } };
+    // `$not`: a tally without this field yet (only opens so far, say) has room too.
+    const below = { [type]: { $not: { $gte: this.limits.eventsPerMessage } } };
     if (event.automated) {
       return {
         updateOne: {
