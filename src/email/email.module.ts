@@ -36,6 +36,10 @@ import { OpenPixelRoute } from './tracking/open-pixel.route';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingEvents } from './tracking/tracking-events';
 import { TrackingLinks } from './tracking/tracking-links';
+import { ReplayWindow } from './tracking/replay-window';
+import { TrackedMessage, TrackedMessageSchema } from './tracking/schemas/tracked-message.schema';
+import { TrackedMessages } from './tracking/tracked-messages';
+import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-limits';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
@@ -52,6 +56,7 @@ import { TrackingLinks } from './tracking/tracking-links';
       { name: Suppression.name, schema: SuppressionSchema },
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: CampaignHold.name, schema: CampaignHoldSchema },
+      { name: TrackedMessage.name, schema: TrackedMessageSchema },
       ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
@@ -75,6 +80,9 @@ import { TrackingLinks } from './tracking/tracking-links';
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
+    ReplayWindow,
+    TrackedMessages,
+    { provide: TRACKING_LIMITS, useValue: DEFAULT_TRACKING_LIMITS },
     OpenPixelRoute,
     AnalyticsCounters,
     EmailEventLedger,

@@ -1,15 +1,19 @@
+import { redirectTarget } from './redirect-target';
+
 /**
  * Finding the links of a campaign's HTML that click tracking rewrites (pure). Only `href` attributes of
  * `<a>` elements with a literal http(s) URL count: `mailto:`, anchors and links built from Handlebars
  * expressions (`{{unsubscribeUrl}}`, `https://…?u={{email}}`) stay as written, so the unsubscribe link is
- * never wrapped and no per-person URL ends up in the campaign's shared link table.
+ * never wrapped and no per-person URL ends up in the campaign's shared link table. The table holds each link
+ * normalised (`redirectTarget`), so every one can be sent as a `Location` header; a link that cannot be
+ * normalised stays as written, untracked, rather than failing the campaign.
  */
 const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>]*)\2/gi;
 
 export interface SplitHtml {
   /** The HTML around the tracked links: `segments[i]`, link i, `segments[i + 1]`, … */
   segments: string[];
-  /** The links' URLs in document order (the campaign's link table; index = position here). */
+  /** The links' URLs, normalised, in document order (the campaign's link table; index = position here). */
   links: string[];
 }
 
@@ -21,10 +25,12 @@ export function splitAtLinks(html: string): SplitHtml {
   for (const match of html.matchAll(ANCHOR_HREF)) {
     const url = match[3];
     if (url.includes('{{')) continue;
+    // An attribute value's `&amp;` is `&` in the URL the browser would follow.
+    const target = redirectTarget(url.replace(/&amp;/g, '&'));
+    if (!target) continue;
     const start = match.index + match[1].length + match[2].length;
     segments.push(html.slice(last, start));
-    // An attribute value's `&amp;` is `&` in the URL the browser would follow.
-    links.push(url.replace(/&amp;/g, '&'));
+    links.push(target);
     last = start + url.length;
   }
   segments.push(html.slice(last));
