@@ -6,9 +6,9 @@
  */
 export const TEMPLATE_LIMITS = {
   /** Characters of one field. Gmail clips HTML past ~100 KB anyway; plain text compiles in a few ms. */
-  maxLength: 200_000,
+  maxLength: 100_000,
   /** Names, path segments, literals and sub-expressions inside `{{…}}`, summed over the field. */
-  maxExpressions: 1_000,
+  maxExpressions: 500,
   /** Blocks within blocks and sub-expressions within sub-expressions. */
   maxDepth: 10,
 } as const;

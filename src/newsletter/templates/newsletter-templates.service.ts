@@ -1,8 +1,10 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import { findScoped, updateScoped } from '../../common/tenancy/scoped';
+import { compileTemplate } from '../../email/templates/template-compiler';
+import { TemplateProblem } from '../../email/templates/template-limits';
 import type { CreateNewsletterTemplateDto, UpdateNewsletterTemplateDto } from './dto/newsletter-template.dto';
 import { NewsletterTemplate } from './schemas/newsletter-template.schema';
 
@@ -38,11 +40,13 @@ export class NewsletterTemplatesService {
     createdBy: string,
   ): Promise<NewsletterTemplate> {
     await this.apps.requireApp(appId);
+    assertCompiles(dto);
     const created = await this.templates.create({ ...dto, appId, createdBy });
     return created.toObject<NewsletterTemplate>();
   }
 
   update(appId: string, id: string, dto: UpdateNewsletterTemplateDto): Promise<NewsletterTemplate> {
+    assertCompiles(dto);
     return updateScoped(this.templates, appId, id, { ...dto }, NEWSLETTER_TEMPLATE_NOT_FOUND);
   }
 
@@ -62,5 +66,20 @@ export class NewsletterTemplatesService {
       .findOne({ _id: id, appId }, { subject: 1, htmlContent: 1, textContent: 1, isActive: 1 })
       .lean<NewsletterTemplateContent>()
       .exec();
+  }
+}
+
+/**
+ * A template's content is a campaign's content to be: the same limits and compile rules (campaign-renderer.ts),
+ * so a campaign created from it never fails on them. A 400 names the field.
+ */
+function assertCompiles(content: { subject?: string; htmlContent?: string; textContent?: string | null }): void {
+  try {
+    if (content.subject !== undefined) compileTemplate('subject', content.subject, 'plain');
+    if (content.htmlContent !== undefined) compileTemplate('htmlContent', content.htmlContent, 'html');
+    if (typeof content.textContent === 'string') compileTemplate('textContent', content.textContent, 'plain');
+  } catch (error) {
+    if (error instanceof TemplateProblem) throw new BadRequestException(error.message);
+    throw error;
   }
 }
