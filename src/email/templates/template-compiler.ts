@@ -62,12 +62,7 @@ function remember(key: string, compiled: Compiled, chars: number): void {
  * surfaces errors such as an unknown partial. `addedChars`: characters the caller added to an author's
  * source (tracking markers), not counted against the size limit.
  */
-export function compileTemplate(
-  field: string,
-  source: string,
-  mode: TemplateMode,
-  addedChars = 0,
-): Compiled {
+export function compileTemplate(field: string, source: string, mode: TemplateMode, addedChars = 0): Compiled {
   const key = keyOf(mode, source);
   const hit = cache.get(key);
   if (hit) {

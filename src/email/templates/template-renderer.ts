@@ -1,4 +1,5 @@
 import { compileTemplate, runTemplate, type TemplateMode } from './template-compiler';
+import { assertWithinLimits } from './template-limits';
 
 /**
  * Rendering of e-mail templates with Handlebars (pure: no Nest, no database). The HTML body is compiled
@@ -32,10 +33,12 @@ const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ').trim();
  * rendered with an empty context. Run before storing a template; the compile is kept for its sends.
  */
 export function validateTemplateSources(sources: Partial<Record<TemplateField, string>>): void {
-  for (const field of ['subject', 'htmlTemplate', 'textTemplate'] as const) {
-    const source = sources[field];
-    if (source !== undefined) compileTemplate(field, source, modeOf(field));
-  }
+  const fields = (['subject', 'htmlTemplate', 'textTemplate'] as const).filter(
+    (f) => sources[f] !== undefined,
+  );
+  // Every field's size and expressions first: one over-limit field means nothing is compiled.
+  for (const field of fields) assertWithinLimits(field, sources[field]!);
+  for (const field of fields) compileTemplate(field, sources[field]!, modeOf(field));
 }
 
 const render = (template: RenderableTemplate, field: TemplateField, variables: object) =>

@@ -1,7 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { convert } from 'html-to-text';
-import { type Compiled, compileTemplate, runTemplate } from '../../email/templates/template-compiler';
-import { TemplateProblem } from '../../email/templates/template-limits';
+import {
+  type Compiled,
+  compileTemplate,
+  runTemplate,
+  type TemplateMode,
+} from '../../email/templates/template-compiler';
+import { assertWithinLimits, TemplateProblem } from '../../email/templates/template-limits';
 import { joinWithLinks, splitAtLinks, withOpenPixel } from '../../email/tracking/tracked-html';
 
 /** What a campaign's author writes: Handlebars sources. */
@@ -74,10 +79,14 @@ function textSourceOf(content: CampaignContent): string {
  * plan's messages reuse these compiles (template-compiler.ts).
  */
 export function templateProblem(content: Partial<CampaignContent>): string | null {
+  const fields: [string, string, TemplateMode][] = [];
+  if (typeof content.subject === 'string') fields.push(['subject', content.subject, 'plain']);
+  if (typeof content.htmlContent === 'string') fields.push(['htmlContent', content.htmlContent, 'html']);
+  if (typeof content.textContent === 'string') fields.push(['textContent', content.textContent, 'plain']);
   try {
-    if (typeof content.subject === 'string') compileTemplate('subject', content.subject, 'plain');
-    if (typeof content.htmlContent === 'string') compileTemplate('htmlContent', content.htmlContent, 'html');
-    if (typeof content.textContent === 'string') compileTemplate('textContent', content.textContent, 'plain');
+    // Every field's size and expressions first: one over-limit field means nothing is compiled.
+    for (const [field, source] of fields) assertWithinLimits(field, source);
+    for (const [field, source, mode] of fields) compileTemplate(field, source, mode);
     return null;
   } catch (error) {
     if (error instanceof TemplateProblem) return error.message;
@@ -115,7 +124,13 @@ export class CampaignRenderer {
     if (tracked) {
       const split = splitAtLinks(html);
       this.links = split.links;
-      html = withOpenPixel(joinWithLinks(split, split.links.map((_, i) => markOf(i))), markOf('p'));
+      html = withOpenPixel(
+        joinWithLinks(
+          split,
+          split.links.map((_, i) => markOf(i)),
+        ),
+        markOf('p'),
+      );
       // The markers and the pixel are ours: only the author's characters count against the size limit.
       added = Math.max(0, html.length - content.htmlContent.length);
     } else {

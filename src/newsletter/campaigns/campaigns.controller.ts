@@ -124,7 +124,10 @@ export class CampaignsController {
     @Body() dto: TestCampaignDto,
     @CurrentUser() user: AuthUser,
   ) {
-    return ok(await this.campaigns.test(appId, id, dto.email, user.id), `Test e-mail queued for ${dto.email}`);
+    return ok(
+      await this.campaigns.test(appId, id, dto.email, user.id),
+      `Test e-mail queued for ${dto.email}`,
+    );
   }
 
   /** Resuming a campaign the complaint guard held is an admin's decision (its complaints are high). */

@@ -3,8 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import { findScoped, updateScoped } from '../../common/tenancy/scoped';
-import { compileTemplate } from '../../email/templates/template-compiler';
-import { TemplateProblem } from '../../email/templates/template-limits';
+import { type CampaignContent, templateProblem } from '../campaigns/campaign-renderer';
 import type { CreateNewsletterTemplateDto, UpdateNewsletterTemplateDto } from './dto/newsletter-template.dto';
 import { NewsletterTemplate } from './schemas/newsletter-template.schema';
 
@@ -73,13 +72,7 @@ export class NewsletterTemplatesService {
  * A template's content is a campaign's content to be: the same limits and compile rules (campaign-renderer.ts),
  * so a campaign created from it never fails on them. A 400 names the field.
  */
-function assertCompiles(content: { subject?: string; htmlContent?: string; textContent?: string | null }): void {
-  try {
-    if (content.subject !== undefined) compileTemplate('subject', content.subject, 'plain');
-    if (content.htmlContent !== undefined) compileTemplate('htmlContent', content.htmlContent, 'html');
-    if (typeof content.textContent === 'string') compileTemplate('textContent', content.textContent, 'plain');
-  } catch (error) {
-    if (error instanceof TemplateProblem) throw new BadRequestException(error.message);
-    throw error;
-  }
+function assertCompiles(content: Partial<CampaignContent>): void {
+  const problem = templateProblem(content);
+  if (problem) throw new BadRequestException(problem);
 }
