@@ -7,6 +7,7 @@ import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
 import { EmailEventLedger } from './events/email-event-ledger';
+import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
@@ -69,6 +70,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
+    ForgedSignatureBudget,
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
