@@ -15,6 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { validateCronExpression } from 'cron';
+import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
@@ -142,7 +143,7 @@ export class Env {
 
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  @IsHttpUrl()
   CHAT_DEFAULT_WEBHOOK_URL?: string;
 
   @Transform(emptyToUndefined)
