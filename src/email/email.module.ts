@@ -7,6 +7,7 @@ import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
 import { EmailEventLedger } from './events/email-event-ledger';
+import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
@@ -77,6 +78,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
+    ForgedSignatureBudget,
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
