@@ -6,6 +6,7 @@ import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
 import { EmailEventLedger } from './events/email-event-ledger';
+import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
@@ -35,6 +36,10 @@ import { OpenPixelRoute } from './tracking/open-pixel.route';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingEvents } from './tracking/tracking-events';
 import { TrackingLinks } from './tracking/tracking-links';
+import { ReplayWindow } from './tracking/replay-window';
+import { TrackedMessage, TrackedMessageSchema } from './tracking/schemas/tracked-message.schema';
+import { TrackedMessages } from './tracking/tracked-messages';
+import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-limits';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
@@ -51,6 +56,7 @@ import { TrackingLinks } from './tracking/tracking-links';
       { name: Suppression.name, schema: SuppressionSchema },
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: CampaignHold.name, schema: CampaignHoldSchema },
+      { name: TrackedMessage.name, schema: TrackedMessageSchema },
       ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
@@ -70,9 +76,13 @@ import { TrackingLinks } from './tracking/tracking-links';
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
+    ForgedSignatureBudget,
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
+    ReplayWindow,
+    TrackedMessages,
+    { provide: TRACKING_LIMITS, useValue: DEFAULT_TRACKING_LIMITS },
     OpenPixelRoute,
     AnalyticsCounters,
     EmailEventLedger,

@@ -5,7 +5,7 @@ import { EmailService } from '../email.service';
 import type { BatchPlan } from './batch-plan';
 import { type BatchPlanner, PLANNERS, PlanHandler, type PlanOutcome } from './email-handlers';
 import type { JobOutcome } from './email-job.store';
-import { assertRecipientsPlan, type RecipientsPlan } from './recipients-plan';
+import { type RecipientsPlan, splitRecipients } from './recipients-plan';
 import type { EmailJob } from './schemas/email-job.schema';
 import { PermanentDeliveryError } from './send-email.handler';
 
@@ -28,16 +28,25 @@ export class BatchPlanHandler {
   /** A list of addresses given by the caller: one message per address and plan, however often it runs. */
   @PlanHandler('recipients')
   async planRecipients(plan: RecipientsPlan, planJobId: string): Promise<PlanOutcome> {
-    assertRecipientsPlan(plan);
+    const { sendable, unsendable } = splitRecipients(plan);
+    const keyOf = (to: string) => `plan:${planJobId}:${to.trim().toLowerCase()}`;
     const jobs = await this.email.enqueueEmails(
-      plan.recipients.map((recipient) => ({
+      sendable.map((recipient) => ({
         message: { ...plan.message, to: recipient.to, variables: recipient.variables },
-        options: { idempotencyKey: `plan:${planJobId}:${recipient.to.trim().toLowerCase()}` },
+        options: { idempotencyKey: keyOf(recipient.to) },
       })),
+    );
+    const skips = await this.email.recordSkipped(
+      unsendable.map((to) => ({ message: { ...plan.message, to }, idempotencyKey: keyOf(to) })),
     );
     // An address listed twice maps to one job: count jobs, not list entries.
     const created = new Set(jobs.filter((job) => job.created).map((job) => job.id));
     const all = new Set(jobs.map((job) => job.id));
-    return { enqueued: created.size, alreadyQueued: all.size - created.size };
+    const skipped = new Set(skips.map((job) => job.id)).size;
+    return {
+      enqueued: created.size,
+      alreadyQueued: all.size - created.size,
+      ...(skipped > 0 ? { skipped } : {}),
+    };
   }
 }

@@ -28,6 +28,8 @@ export const ClickTargetSource = () => JobHandler('campaign', CLICK_TARGETS);
 export interface PlanOutcome {
   enqueued: number;
   alreadyQueued: number;
+  /** Recipients recorded as skipped (`EmailService.recordSkipped`) by this run; absent when none. */
+  skipped?: number;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface NewJob {
   maxAttempts: number;
   appId: string | null;
   campaignId: string | null;
+  /** A job that is never to run: inserted `completed` with this result (a recipient a plan skips). */
+  skipped?: Record<string, unknown>;
 }
 
 export interface EnqueuedJob {
@@ -82,8 +84,8 @@ const LAPSED_UNSENT_ERROR = 'Every attempt ended with its worker stopping before
 @Injectable()
 export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome> {
   constructor(
-    @InjectModel(EmailJob.name) private readonly model: Model<EmailJob>,
-    retention: JobRetention,
+    @InjectModel(EmailJob.name) model: Model<EmailJob>,
+    private readonly retention: JobRetention,
   ) {
     super(() => model.collection, emailQueueKind(retention));
   }
@@ -97,11 +99,13 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
     const unique = new Map<string, NewJob & { _id: ObjectId }>();
     for (const job of jobs)
       if (!unique.has(job.idempotencyKey)) unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
-    const docs = [...unique.values()].map((job) => ({
+    const docs = [...unique.values()].map(({ skipped, ...job }) => ({
       ...job,
-      status: 'pending',
       attempts: 0,
-      claimKey: claimKeyOf(job._id, 0),
+      ...(skipped
+        ? // Finished at birth: no claim key, so no worker ever takes it; retention removes it like any other.
+          { status: 'completed', result: skipped, completedAt: now, expiresAt: this.retention.expiresAt(now) }
+        : { status: 'pending', claimKey: claimKeyOf(job._id, 0) }),
       createdAt: now,
       updatedAt: now,
     }));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobHandlers } from '../../queue/job-handlers';
 import { CLICK_TARGETS, type LinkTableSource } from '../jobs/email-handlers';
+import { redirectTarget } from './redirect-target';
 
 /** Link tables kept in memory: they never change once a campaign is sent, and clicks come in bursts. */
 const CACHE_SIZE = 1_000;
@@ -8,11 +9,13 @@ const CACHE_SIZE = 1_000;
 /**
  * Where a click goes: the URL stored with the campaign's link table, never one from the token or the query.
  * The newsletter module owns campaigns and marks its lookup `@ClickTargetSource()`, so the e-mail engine
- * does not depend on it.
+ * does not depend on it. Tables are stored normalised; those stored before that was the rule are normalised
+ * here, once per table read, and a link that cannot be (no URL, or not one a `Location` header can carry)
+ * is not followed: the click is answered like an unknown link, never with a broken header.
  */
 @Injectable()
 export class ClickTargets {
-  private readonly cache = new Map<string, readonly string[]>();
+  private readonly cache = new Map<string, readonly (string | null)[]>();
 
   constructor(private readonly handlers: JobHandlers) {}
 
@@ -22,7 +25,7 @@ export class ClickTargets {
       const source = this.handlers.get<LinkTableSource>(CLICK_TARGETS, 'campaign');
       const found = (await source?.(campaignId)) ?? null;
       if (!found) return null;
-      links = found;
+      links = found.map((link) => redirectTarget(link));
       if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(campaignId, links);
     }
