@@ -149,6 +149,9 @@ describe('Joinlist consent: signup-bound links and double opt-in', () => {
       expect(mails[0].headers.subject).toMatch(/confirm/i);
       expect(confirmPathIn(mails[0])).toMatch(/^\/joinlist\/confirm\//);
       expect(await statusOf('dan@example.com')).toBe('unsubscribed');
+      // The link subscribes someone: the queue holds it only sealed, never in clear.
+      const token = confirmPathIn(mails[0]).split('/').pop()!;
+      expect(JSON.stringify(await jobs.find().lean().exec())).not.toContain(token.split('.')[1]);
     });
 
     it('GET on the confirmation link shows a page with a button and changes nothing', async () => {

@@ -10,6 +10,7 @@ import { JoinlistController } from './joinlist/joinlist.controller';
 import { JoinlistService } from './joinlist/joinlist.service';
 import { Contact, ContactSchema } from './schemas/contact.schema';
 import { PublicSignups } from './signup/public-signups.service';
+import { SignupConfirmationComposer } from './signup/signup-confirmation-composer';
 import { SignupConfirmationErasureListener } from './signup/signup-confirmation-erasure.listener';
 import { SignupConfirmationLinks } from './signup/signup-confirmation-links';
 import { SignupConfirmationController } from './signup/signup-confirmation.controller';
@@ -43,6 +44,7 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
     ContactErasure,
     JoinlistService,
     PublicSignups,
+    SignupConfirmationComposer,
     SignupConfirmationErasureListener,
     SignupConfirmationLinks,
     UnsubscribeLinks,

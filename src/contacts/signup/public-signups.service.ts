@@ -6,10 +6,11 @@ import { AppsService } from '../../apps/apps.service';
 import type { App } from '../../apps/schemas/app.schema';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { EmailService } from '../../email/email.service';
+import { JobSecrets } from '../../email/jobs/job-secrets';
 import { ContactsService, normaliseEmail, type SignUpInput, type SignUpRequest } from '../contacts.service';
 import type { Contact } from '../schemas/contact.schema';
 import { NewsletterSignupEvent, SignupEvents } from '../signup.events';
-import { confirmationMail } from './signup-confirmation-email';
+import { SIGNUP_CONFIRMATION_COMPOSER, SIGNUP_CONFIRMATION_SECRET } from './signup-confirmation-composer';
 import { SignupConfirmationLinks } from './signup-confirmation-links';
 import { SignupConfirmation } from './signup-confirmation.schema';
 
@@ -36,6 +37,7 @@ export class PublicSignups {
     private readonly contacts: ContactsService,
     private readonly apps: AppsService,
     private readonly email: EmailService,
+    private readonly secrets: JobSecrets,
     private readonly links: SignupConfirmationLinks,
     private readonly events: EventEmitter2,
   ) {}
@@ -102,11 +104,14 @@ export class PublicSignups {
       .lean<SignupConfirmation>()
       .exec();
     if (!previous) return;
+    // Composed when sent, its token sealed: the queue never holds a link that subscribes anyone.
     const message = {
       to: entry.email,
       appId: app.id,
       ...(contact ? { contactId: String(contact._id) } : {}),
-      ...confirmationMail(app.name, this.links.url(String(entry._id))),
+      composer: SIGNUP_CONFIRMATION_COMPOSER,
+      variables: { appName: app.name },
+      sealed: this.secrets.seal({ [SIGNUP_CONFIRMATION_SECRET]: this.links.token(String(entry._id)) }),
     };
     try {
       await this.email.enqueueEmail(message, {

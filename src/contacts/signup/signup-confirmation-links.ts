@@ -19,8 +19,12 @@ export class SignupConfirmationLinks {
     this.baseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
-  url(confirmationId: string): string {
-    return `${this.baseUrl}/joinlist/confirm/${this.tokens.sign('signup-confirm', [confirmationId])}`;
+  token(confirmationId: string): string {
+    return this.tokens.sign('signup-confirm', [confirmationId]);
+  }
+
+  url(token: string): string {
+    return `${this.baseUrl}/joinlist/confirm/${token}`;
   }
 
   /** The pending signup's id in a genuine token, or null. */
