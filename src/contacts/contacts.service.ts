@@ -173,10 +173,10 @@ export class ContactsService {
   }
 
   /**
-   * A signup the person has consented to (their confirmation link, or a public signup that needs none, see
-   * `requestSignUp`): `blog` consent and an active subscription to the app with a new `signupId`, with a
-   * ledger event when either changes, and an opt-out suppression lifted. Signing up again while active
-   * changes nothing (`alreadySubscribed`).
+   * A signup whose consent is established (the person followed their confirmation link): `blog` consent
+   * and an active subscription to the app with a new `signupId`, with a ledger event when either changes,
+   * and an opt-out suppression lifted. Signing up again while active changes nothing (`alreadySubscribed`).
+   * Public routes go through `requestSignUp` instead.
    */
   async signUp(input: SignUpInput): Promise<SignUpResult> {
     const signupId = newSignupId();
@@ -234,8 +234,9 @@ export class ContactsService {
     const { result } = await this.change(start, (current) => {
       const subscription = subscriptionOf(current, appId);
       if (!subscription || subscription.status !== 'active') return { change: null, result: false };
-      if (signupId !== undefined && subscription.signupId !== signupId)
+      if (signupId !== undefined && subscription.signupId !== signupId) {
         return { change: null, result: false };
+      }
       const subscriptions = withSubscription(current.subscriptions, {
         ...subscription,
         status: 'unsubscribed',
