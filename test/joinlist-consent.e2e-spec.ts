@@ -10,6 +10,7 @@ import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApiKey, seedApp } from './helpers/factories';
 import type { HttpClient } from './helpers/http';
+import { createSessions } from './helpers/session';
 import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
 const ORIGIN = 'https://www.shop.test';
@@ -227,6 +228,21 @@ describe('Joinlist consent: signup-bound links and double opt-in', () => {
       expect(await statusOf('hal@example.com')).toBe('active');
       expect((await person('hal@example.com'))!.consentHistory.at(-1)).toMatchObject({ source: 'api' });
     });
+  });
+
+  it('forgets a waiting signup when the person is erased (GDPR delete)', async () => {
+    await subscribedThenLeft('kim@example.com');
+    await join({ email: 'kim@example.com' });
+    await drain();
+    const path = confirmPathIn(mailsTo('kim@example.com')[0]);
+    const { admin } = await createSessions(t);
+    const kim = await person('kim@example.com');
+    expect((await admin.http.delete(`/admin/contacts/${String(kim!._id)}`)).status).toBe(200);
+    expect(await t.connection.collection('signup_confirmations').countDocuments()).toBe(0);
+
+    const res = await t.http.post(path);
+    expect(res.text).toMatch(/no longer valid/);
+    expect(await contacts.countDocuments({ deletedAt: null })).toBe(0);
   });
 
   describe('suppressed addresses', () => {
