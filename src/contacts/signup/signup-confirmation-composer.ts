@@ -1,5 +1,5 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { type ComposedContent, MessageComposers } from '../../email/delivery/message-composers';
+import { Injectable } from '@nestjs/common';
+import { ComposerHandler, type ComposedContent } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { JobSecrets } from '../../email/jobs/job-secrets';
 import { confirmationMail } from './signup-confirmation-email';
@@ -16,24 +16,18 @@ export const SIGNUP_CONFIRMATION_SECRET = 'token';
  * only sealed and never the rendered body.
  */
 @Injectable()
-export class SignupConfirmationComposer implements OnModuleInit {
+export class SignupConfirmationComposer {
   constructor(
-    private readonly composers: MessageComposers,
     private readonly secrets: JobSecrets,
     private readonly links: SignupConfirmationLinks,
   ) {}
 
-  onModuleInit(): void {
-    this.composers.register(SIGNUP_CONFIRMATION_COMPOSER, (message) =>
-      Promise.resolve(this.compose(message)),
-    );
-  }
-
   /** Null (the job is dead at once) when the token cannot be opened or the variables are not ours. */
-  compose(message: EmailMessage): ComposedContent | null {
+  @ComposerHandler(SIGNUP_CONFIRMATION_COMPOSER)
+  compose(message: EmailMessage): Promise<ComposedContent | null> {
     const token = this.secrets.open(message.sealed)?.[SIGNUP_CONFIRMATION_SECRET];
     const appName = message.variables?.appName;
-    if (!token || typeof appName !== 'string') return null;
-    return confirmationMail(appName, this.links.url(token));
+    if (!token || typeof appName !== 'string') return Promise.resolve(null);
+    return Promise.resolve(confirmationMail(appName, this.links.url(token)));
   }
 }
