@@ -3,7 +3,7 @@ import type { Types } from 'mongoose';
 import { type Locale, LOCALES } from '../schemas/contact.schema';
 
 /**
- * A public signup waiting for the address holder's confirmation (DESIGN "Joinlist": double opt-in). It holds
+ * A public signup waiting for the address holder's confirmation (docs/decisions.md, "Issue 24: joinlist consent"). It holds
  * what the signup asked for; the person record changes only when the link is followed. One per app and
  * address: asking again refreshes its expiry instead of storing another.
  */

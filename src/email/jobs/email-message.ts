@@ -44,7 +44,7 @@ export interface EnqueueOptions {
 }
 
 /**
- * Where the service stops a message before it reaches the queue (DESIGN: limits on sizes); the recipient's
+ * Where the service stops a message before it reaches the queue (docs/decisions.md: limits on sizes); the recipient's
  * address follows the service's one address rule (`isSendableAddress`).
  */
 export const MESSAGE_LIMITS = {

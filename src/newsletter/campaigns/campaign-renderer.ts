@@ -105,7 +105,7 @@ const MARKS = new RegExp(`${MARK_OPEN}(\\d+|p)${MARK_CLOSE}`, 'g');
 const markOf = (slot: number | 'p') => `${MARK_OPEN}${slot}${MARK_CLOSE}`;
 
 /**
- * A campaign compiled once per content (template-compiler.ts) and rendered per person (DESIGN "Campaigns").
+ * A campaign compiled once per content (template-compiler.ts) and rendered per person (docs/decisions.md, "Issue 15: campaigns, fan-out and tracking").
  * When tracked, each trackable link of the HTML becomes a marker filled with the person's tracking URL after
  * rendering, and the open pixel is appended, so the link table (`links`) is the same for every message.
  * The text part keeps the original URLs (no tracking: a text link is copied, not clicked through a redirect).
