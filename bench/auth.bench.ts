@@ -13,7 +13,7 @@
  * Each server is `node dist/main.js` as a child process on one in-memory dev database (a database each),
  * with NODE_ENV=production and LOG_LEVEL=warn. autocannon runs 50 connections for BENCH_DURATION seconds
  * (default 10) per scenario, twice in alternating order, and the figures are the means. Requests carry a
- * rotating X-Forwarded-For (TRUST_PROXY=true) so the 600-per-minute limit per client does not turn the
+ * rotating X-Forwarded-For (TRUST_PROXY=loopback) so the 600-per-minute limit per client does not turn the
  * measurement into one of 429 answers (the forged-token scenario's non-2xx are its expected 401s).
  */
 import { createHmac, randomBytes } from 'node:crypto';

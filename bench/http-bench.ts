@@ -71,7 +71,7 @@ export interface BenchServer {
 
 /**
  * `node <dist>/main.js` on its own port and database, NODE_ENV=production, LOG_LEVEL=warn, no e-mail
- * worker, TRUST_PROXY=true (requests name their client with X-Forwarded-For). `nodeArgs` are passed to
+ * worker, TRUST_PROXY=loopback (requests name their client with X-Forwarded-For). `nodeArgs` are passed to
  * node (e.g. `--cpu-prof`); `env` adds or replaces variables (e.g. a known APP_SECRET to sign link tokens).
  */
 export async function startServer(
@@ -98,7 +98,7 @@ export async function startServer(
       ADMIN_PASSWORD: BENCH_ADMIN.password,
       BCRYPT_COST: '10',
       EMAIL_WORKER_ENABLED: 'false',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       ...env,
     },
   });

@@ -5,7 +5,7 @@
  *   npm run bench:joinlist
  *   BENCH_PROFILE=1 npm run bench:joinlist   (also: where the server's CPU time goes during signups)
  *
- * Scenarios, each with a unique address and a unique client IP (X-Forwarded-For, TRUST_PROXY=true) per
+ * Scenarios, each with a unique address and a unique client IP (X-Forwarded-For, TRUST_PROXY=loopback) per
  * request, so the 10-per-minute limit per client never answers instead of the route:
  * - new signups: the whole path (publishable key + Origin, validation, person upsert and ledger event,
  *   welcome template lookup, welcome job insert, signup event);

@@ -15,7 +15,7 @@
  * The server is `node dist/main.js` (NODE_ENV=production, LOG_LEVEL=info: the access log is part of the
  * pipeline) on an in-memory dev database; autocannon runs 50 connections for BENCH_DURATION seconds (default
  * 10) per scenario, twice in alternating order; the figures are the means. Requests carry a rotating
- * X-Forwarded-For (TRUST_PROXY=true), so the per-client limit does not turn them into 429s.
+ * X-Forwarded-For (TRUST_PROXY=loopback), so the per-client limit does not turn them into 429s.
  */
 import { join, resolve } from 'node:path';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';

@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     env: {
       // Each fuzz request names its own client address (tools/fuzz/hooks.py), so the per-IP rate limits
       // do not turn the run into 429s.
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       // The fuzzer creates users by the hundred; production's cost 12 would make that the bottleneck.
       BCRYPT_COST: '4',
     },

@@ -6,7 +6,7 @@ import os
 
 import schemathesis
 
-# The server runs with TRUST_PROXY=true for the fuzz run, so each request names its own client address:
+# The server runs with TRUST_PROXY=loopback for the fuzz run, so each request names its own client address:
 # the fuzzer is one client sending thousands of requests, and the per-IP rate limits (600 a minute, 10 logins
 # a minute) would otherwise turn most of the run into 429 answers instead of exercising the operations.
 _addresses = itertools.count(1)
