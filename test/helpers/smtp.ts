@@ -39,8 +39,18 @@ function parse(raw: string, from: string, to: string[]): ReceivedMail {
   return { from, to, headers, body: split >= 0 ? raw.slice(split + 4) : '', raw, receivedAt: Date.now() };
 }
 
+export interface SmtpServerOptions {
+  /** A fixed port, to bring a stopped server back where its clients connect (default: any free port). */
+  port?: number;
+  /**
+   * How long `close()` lets open connections finish (smtp-server's default is 30 s); a short one makes
+   * stopping the server an outage its clients see at once.
+   */
+  closeTimeoutMs?: number;
+}
+
 /** A real SMTP server on loopback (npm `smtp-server`) that records what it receives. */
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Promise<TestSmtpServer> {
   const state: Omit<TestSmtpServer, 'url' | 'close'> = {
     received: [],
     attempts: [],
@@ -54,6 +64,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     logger: false,
     // The worker's pool keeps connections open; the test server must not cap them.
     maxClients: 500,
+    closeTimeout: serverOptions.closeTimeoutMs,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -83,7 +94,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') state.serverErrors.push(error);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(serverOptions.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   const result = state as TestSmtpServer;
   result.url = `smtp://127.0.0.1:${port}`;
