@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtModule } from '@nestjs/jwt';
+import { ContactsModule } from '../contacts/contacts.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
@@ -12,7 +13,12 @@ import { TokenService } from './token.service';
 
 /** Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here. */
 @Module({
-  imports: [JwtModule.registerAsync({ inject: [ConfigService], useFactory: jwtOptions }), UsersModule],
+  imports: [
+    JwtModule.registerAsync({ inject: [ConfigService], useFactory: jwtOptions }),
+    UsersModule,
+    // The end-user strategy checks the person's token version on every request.
+    ContactsModule,
+  ],
   controllers: [AuthController],
   providers: [AuthService, TokenService, BearerStrategy, EndUserTokenService, EndUserStrategy],
   exports: [TokenService, EndUserTokenService],

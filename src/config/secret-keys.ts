@@ -21,6 +21,8 @@ export class SecretKeys {
   readonly magicLink: Buffer;
   /** Keys suppression entries: an HMAC of the address, so a suppressed address is never stored itself. */
   readonly suppressionAddress: Buffer;
+  /** Seals the secrets an e-mail job carries until its worker sends it (AES-256-GCM, JobSecrets). */
+  readonly jobSecret: Buffer;
 
   constructor(masterSecret: string) {
     this.jwt = createSecretKey(deriveKey(masterSecret, 'jwt'));
@@ -29,5 +31,6 @@ export class SecretKeys {
     this.linkToken = deriveKey(masterSecret, 'link-token');
     this.magicLink = deriveKey(masterSecret, 'magic-link');
     this.suppressionAddress = deriveKey(masterSecret, 'suppression-address');
+    this.jobSecret = deriveKey(masterSecret, 'job-secret');
   }
 }

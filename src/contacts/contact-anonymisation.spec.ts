@@ -47,6 +47,7 @@ describe('anonymised', () => {
     ],
     deletedAt: null,
     revision: 3,
+    tokenVersion: 0,
     createdAt: at,
     updatedAt: at,
   };

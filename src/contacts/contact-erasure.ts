@@ -21,7 +21,8 @@ const MAX_ANONYMISE_ATTEMPTS = 10;
  *    feedback, wants); a listener that fails fails the delete;
  * 3. consent withdrawn and subscriptions ended through an ordinary change (ledger events with the
  *    admin as actor), then the record anonymised by one dedicated update: the only rewrite of ledger
- *    entries the service makes (`ContactsService.change` can only append).
+ *    entries the service makes (`ContactsService.change` can only append), which also bumps the token
+ *    version, so every end-user token of the person is refused from then on.
  */
 @Injectable()
 export class ContactErasure {
@@ -57,7 +58,8 @@ export class ContactErasure {
       const updated = await this.contacts
         .updateOne(
           { _id: current._id, revision: current.revision, deletedAt: null },
-          { $set: anonymised(current, new Date()), $inc: { revision: 1 } },
+          // The token version goes up with the erasure: the person's end-user tokens end with it.
+          { $set: anonymised(current, new Date()), $inc: { revision: 1, tokenVersion: 1 } },
         )
         .exec();
       if (updated.modifiedCount === 1) return;

@@ -26,6 +26,9 @@ export interface SignUpInput {
   ip?: string | null;
 }
 
+/** A person as an end-user token names them: whether they still exist, and their token version. */
+export type TokenSubject = Pick<Contact, '_id' | 'deletedAt'> & Partial<Pick<Contact, 'tokenVersion'>>;
+
 export interface SignUpResult {
   contact: Contact;
   /** The app's subscription was already active before this signup. */
@@ -111,6 +114,15 @@ export class ContactsService {
       // Also when the caller stops early (a failed batch): the server-side cursor is released at once.
       await cursor.close();
     }
+  }
+
+  /**
+   * What an end-user token is checked against on every request that carries one: one read by `_id` (the
+   * primary key) with two small fields, null for an id that cannot be a record's.
+   */
+  findTokenSubject(id: string): Promise<TokenSubject | null> {
+    if (!isObjectIdOrHexString(id)) return Promise.resolve(null);
+    return this.contacts.findById(id, { tokenVersion: 1, deletedAt: 1 }).lean<TokenSubject>().exec();
   }
 
   findById(id: string): Promise<Contact | null> {

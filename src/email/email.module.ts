@@ -20,6 +20,7 @@ import { EmailJobsService } from './jobs/email-jobs.service';
 import { EmailQueueStatus } from './jobs/email-queue-status';
 import { EmailWorker } from './jobs/email-worker';
 import { JobRetention } from './jobs/job-retention';
+import { JobSecrets } from './jobs/job-secrets';
 import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
 import { SendEmailHandler } from './jobs/send-email.handler';
 import { RecipientJobsService } from './jobs/recipient-jobs.service';
@@ -38,7 +39,8 @@ import { TrackingLinks } from './tracking/tracking-links';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `BatchPlanners`, `MessageComposers`,
+ * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `BatchPlanners`,
+ * `MessageComposers` and `JobSecrets` (the sealed secrets of a message composed when it is sent),
  * `RecipientJobsService` (a person's jobs, for export and GDPR erasure), for campaign mail `TrackingLinks`
  * and `ClickTargets`, for the health probe `EmailQueueStatus`; the e-mail events module
  * (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
@@ -63,6 +65,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     EmailWorker,
     EmailQueueStatus,
     JobRetention,
+    JobSecrets,
     SendEmailHandler,
     BatchPlanners,
     MessageComposers,
@@ -88,6 +91,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     SuppressionService,
     BatchPlanners,
     MessageComposers,
+    JobSecrets,
     RecipientJobsService,
     ContactEmailEvents,
     EmailTemplatesModule,

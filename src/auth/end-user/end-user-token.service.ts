@@ -6,11 +6,15 @@ import { SecretKeys } from '../../config/secret-keys';
 /** The audience of end-user tokens; back-office routes never accept it (other audience, other key). */
 export const END_USER_AUDIENCE = 'end-user';
 
-/** Claims of an end-user token: `sub` is the person's id, `appId` the app it was issued for. */
+/**
+ * Claims of an end-user token: `sub` is the person's id, `appId` the app it was issued for, `tv` the
+ * person's token version when it was issued. No address: a token copied into a log or a browser's storage
+ * names a record, not a person, and outlives no erasure (the version is checked on every request).
+ */
 export interface EndUserClaims {
   sub: string;
-  email: string;
   appId: string;
+  tv: number;
 }
 
 /**
@@ -24,10 +28,11 @@ export class EndUserTokenService {
     private readonly keys: SecretKeys,
   ) {}
 
-  sign(user: EndUserPrincipal): Promise<string> {
-    return this.jwt.signAsync(
-      { email: user.email, appId: user.appId },
-      { privateKey: this.keys.endUserJwt, audience: END_USER_AUDIENCE, subject: user.id },
-    );
+  sign(user: EndUserPrincipal, tokenVersion: number): Promise<string> {
+    return this.jwt.signAsync({ appId: user.appId, tv: tokenVersion } satisfies Omit<EndUserClaims, 'sub'>, {
+      privateKey: this.keys.endUserJwt,
+      audience: END_USER_AUDIENCE,
+      subject: user.id,
+    });
   }
 }

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import passport from 'passport';
 import { SecretKeys } from '../../config/secret-keys';
+import type { ContactsService, TokenSubject } from '../../contacts/contacts.service';
 import { jwtOptions, TOKEN_ISSUER } from '../jwt-options';
 import { BACK_OFFICE_AUDIENCE } from '../token.service';
 import { EndUserTokenService } from './end-user-token.service';
@@ -14,7 +15,12 @@ const tokens = new EndUserTokenService(
   keys,
 );
 const jwt = new JwtService();
-const person = { id: '665f1c0a9d3e4b2a1c0d9e8f', email: 'ada@example.com', appId: 'shop' };
+const person = { id: '665f1c0a9d3e4b2a1c0d9e8f', appId: 'shop' };
+/** The person records the strategy reads, by id (the e2e tests read the real collection). */
+const records = new Map<string, Partial<TokenSubject>>();
+const contacts = {
+  findTokenSubject: (id: string) => Promise.resolve(records.get(id) ?? null),
+} as unknown as ContactsService;
 
 interface Outcome {
   error?: unknown;
@@ -38,15 +44,19 @@ function authenticate(
 }
 
 describe('EndUserStrategy', () => {
-  beforeAll(() => new EndUserStrategy(keys));
+  beforeAll(() => new EndUserStrategy(keys, contacts));
+  beforeEach(() => {
+    records.clear();
+    records.set(person.id, { tokenVersion: 0, deletedAt: null });
+  });
 
   it('accepts a token from EndUserTokenService and yields the person and app', async () => {
-    const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`);
+    const outcome = await authenticate(`Bearer ${await tokens.sign(person, 0)}`);
     expect(outcome).toEqual({ error: null, caller: person });
   });
 
   it('signs HS256 tokens for the end-user audience with the configured lifetime', async () => {
-    const token = await tokens.sign(person);
+    const token = await tokens.sign(person, 0);
     const header = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()) as { alg: string };
     const claims = jwt.decode<Record<string, unknown>>(token);
     expect(header.alg).toBe('HS256');
@@ -55,18 +65,18 @@ describe('EndUserStrategy', () => {
   });
 
   it('accepts the token on a route of its own app', async () => {
-    const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`, { appId: 'shop' });
+    const outcome = await authenticate(`Bearer ${await tokens.sign(person, 0)}`, { appId: 'shop' });
     expect(outcome.caller).toEqual(person);
   });
 
   it('refuses the token on a route of another app (403)', async () => {
-    const outcome = await authenticate(`Bearer ${await tokens.sign(person)}`, { appId: 'blog' });
+    const outcome = await authenticate(`Bearer ${await tokens.sign(person, 0)}`, { appId: 'blog' });
     expect(outcome.error).toBeInstanceOf(ForbiddenException);
   });
 
   it('refuses a back-office token, even one signed with the end-user key', async () => {
     const backOffice = await jwt.signAsync(
-      { email: person.email, appId: person.appId },
+      { appId: person.appId, tv: 0 },
       {
         privateKey: keys.endUserJwt,
         issuer: TOKEN_ISSUER,
@@ -79,7 +89,7 @@ describe('EndUserStrategy', () => {
 
   it('refuses an end-user token signed with the back-office key', async () => {
     const forged = await jwt.signAsync(
-      { email: person.email, appId: person.appId },
+      { appId: person.appId, tv: 0 },
       { privateKey: keys.jwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${forged}`)).caller).toBe(false);
@@ -87,20 +97,36 @@ describe('EndUserStrategy', () => {
 
   it('refuses an expired token, one without appId and one without exp', async () => {
     const expired = await jwt.signAsync(
-      { email: person.email, appId: person.appId, exp: Math.floor(Date.now() / 1000) - 5 },
+      { appId: person.appId, tv: 0, exp: Math.floor(Date.now() / 1000) - 5 },
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${expired}`)).caller).toBe(false);
     const withoutApp = await jwt.signAsync(
-      { email: person.email },
+      { tv: 0 },
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${withoutApp}`)).error).toBeDefined();
     const withoutExpiry = await jwt.signAsync(
-      { email: person.email, appId: person.appId },
+      { appId: person.appId, tv: 0 },
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
     expect((await authenticate(`Bearer ${withoutExpiry}`)).error).toBeInstanceOf(UnauthorizedException);
+  });
+
+  it('refuses a token whose person is unknown, erased or at another token version (401)', async () => {
+    const token = await tokens.sign(person, 0);
+    records.delete(person.id);
+    expect((await authenticate(`Bearer ${token}`)).error).toBeInstanceOf(UnauthorizedException);
+    records.set(person.id, { tokenVersion: 0, deletedAt: new Date() });
+    expect((await authenticate(`Bearer ${token}`)).error).toBeInstanceOf(UnauthorizedException);
+    records.set(person.id, { tokenVersion: 1, deletedAt: null });
+    expect((await authenticate(`Bearer ${token}`)).error).toBeInstanceOf(UnauthorizedException);
+    expect((await authenticate(`Bearer ${await tokens.sign(person, 1)}`)).caller).toEqual(person);
+  });
+
+  it('reads a record without a token version as version 0', async () => {
+    records.set(person.id, { deletedAt: null });
+    expect((await authenticate(`Bearer ${await tokens.sign(person, 0)}`)).caller).toEqual(person);
   });
 
   it('fails without a token', async () => {

@@ -5,6 +5,7 @@ import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../../email/email.module';
 import { AuthModule } from '../auth.module';
 import { MagicLinkAddressLimit } from './address-limit';
+import { MagicLinkComposer } from './magic-link-composer';
 import { MagicLinkController } from './magic-link.controller';
 import { MagicLinkService } from './magic-link.service';
 import { MagicLinkTokens } from './magic-link-tokens';
@@ -13,7 +14,7 @@ import { MagicLinkToken, MagicLinkTokenSchema } from './schemas/magic-link-token
 /**
  * Passwordless sign-in of apps' end users (DESIGN "Magic link"): send a link, verify its token. The
  * end-user token it returns is signed by AuthModule's EndUserTokenService and checked by the `end-user`
- * strategy registered there.
+ * strategy registered there. `MagicLinkComposer` renders the sign-in mail when the worker sends it.
  */
 @Module({
   imports: [
@@ -24,6 +25,6 @@ import { MagicLinkToken, MagicLinkTokenSchema } from './schemas/magic-link-token
     EmailModule,
   ],
   controllers: [MagicLinkController],
-  providers: [MagicLinkService, MagicLinkTokens, MagicLinkAddressLimit],
+  providers: [MagicLinkService, MagicLinkTokens, MagicLinkAddressLimit, MagicLinkComposer],
 })
 export class MagicLinkModule {}

@@ -14,16 +14,11 @@ import type { EndUserPrincipal } from '../../common/auth/end-user.decorator';
 import type { AppConfig } from '../../config/env';
 import { ContactsService } from '../../contacts/contacts.service';
 import { EmailService } from '../../email/email.service';
-import { EmailTemplatesService } from '../../email/templates/email-templates.service';
+import { JobSecrets } from '../../email/jobs/job-secrets';
 import { EndUserTokenService } from '../end-user/end-user-token.service';
 import { MagicLinkAddressLimit } from './address-limit';
-import {
-  defaultMagicLinkContent,
-  MAGIC_LINK_TEMPLATE,
-  magicLinkPage,
-  magicLinkUrl,
-  type MagicLinkVariables,
-} from './magic-link-mail';
+import { MAGIC_LINK_COMPOSER, MAGIC_LINK_SECRET, type MagicLinkJobVariables } from './magic-link-composer';
+import { magicLinkPage } from './magic-link-mail';
 import { MagicLinkTokens } from './magic-link-tokens';
 import { MagicLinkToken } from './schemas/magic-link-token.schema';
 
@@ -40,7 +35,8 @@ export const APP_INACTIVE = 'This app is inactive';
 
 export interface MagicLinkSession {
   token: string;
-  user: EndUserPrincipal;
+  /** The verify response names the address (the person just proved it); the token itself does not. */
+  user: EndUserPrincipal & { email: string };
 }
 
 /**
@@ -61,7 +57,7 @@ export class MagicLinkService implements BeforeApplicationShutdown {
     private readonly apps: AppsService,
     private readonly contacts: ContactsService,
     private readonly email: EmailService,
-    private readonly templates: EmailTemplatesService,
+    private readonly jobSecrets: JobSecrets,
     private readonly tokens: MagicLinkTokens,
     private readonly addressLimit: MagicLinkAddressLimit,
     private readonly endUserTokens: EndUserTokenService,
@@ -118,8 +114,8 @@ export class MagicLinkService implements BeforeApplicationShutdown {
     ]);
     if (!app || !contact || contact.deletedAt) throw new UnauthorizedException(INVALID_LINK);
     if (!app.active) throw new ForbiddenException(APP_INACTIVE);
-    const user: EndUserPrincipal = { id: String(contact._id), email: contact.email, appId: app.id };
-    return { token: await this.endUserTokens.sign(user), user };
+    const user = { id: String(contact._id), email: contact.email, appId: app.id };
+    return { token: await this.endUserTokens.sign(user, contact.tokenVersion ?? 0), user };
   }
 
   private async sendLink(app: App, email: string): Promise<void> {
@@ -134,21 +130,24 @@ export class MagicLinkService implements BeforeApplicationShutdown {
       appId: app.id,
       expiresAt: new Date(Date.now() + LINK_LIFETIME_MINUTES * 60_000),
     });
-    const variables: MagicLinkVariables = {
-      link: magicLinkUrl(magicLinkPage(app, this.publicBaseUrl), token),
+    const variables: MagicLinkJobVariables = {
+      page: magicLinkPage(app, this.publicBaseUrl).toString(),
       appName: app.name,
-      email: contact.email,
+      language: contact.locale ?? 'en',
       expiresInMinutes: LINK_LIFETIME_MINUTES,
     };
-    const language = contact.locale ?? 'en';
-    // The app's (or the global) `magic-link` template when one is active, else the built-in wording.
-    const template = await this.templates.resolveForSending(app.id, MAGIC_LINK_TEMPLATE, language);
-    const content = template
-      ? { template: { name: MAGIC_LINK_TEMPLATE, language }, variables: { ...variables } }
-      : defaultMagicLinkContent(variables);
-    // Transactional: the worker checks suppression only (no consent needed, DESIGN "Who gets what").
+    // The token travels sealed and the mail is composed when it is sent (docs/decisions.md, "Issue 24:
+    // secrets in jobs"): the queue never holds a link that signs in. Transactional: the worker checks
+    // suppression only.
     await this.email.enqueueEmail(
-      { to: contact.email, appId: app.id, contactId: String(contact._id), ...content },
+      {
+        to: contact.email,
+        appId: app.id,
+        contactId: String(contact._id),
+        composer: MAGIC_LINK_COMPOSER,
+        variables: { ...variables },
+        sealed: this.jobSecrets.seal({ [MAGIC_LINK_SECRET]: token }),
+      },
       { idempotencyKey: `magic-link:${String(link._id)}`, priority: MAGIC_LINK_PRIORITY },
     );
   }

@@ -5,10 +5,12 @@ import { SECURITY } from '../swagger/openapi';
 import { AUTH_POLICY, type AuthPolicy } from './auth-policy';
 import { callerDecorator } from './caller';
 
-/** An end user of a client app, signed in by magic link: the person and the app the token was issued for. */
+/**
+ * An end user of a client app, signed in by magic link: the person's record id and the app the token was
+ * issued for (the token carries no address).
+ */
 export interface EndUserPrincipal {
   id: string;
-  email: string;
   appId: string;
 }
 

@@ -2,7 +2,13 @@ import { hkdfSync } from 'node:crypto';
 
 /** Purposes of keys derived from APP_SECRET; a key of one purpose is never used for another. */
 export type KeyPurpose =
-  'jwt' | 'end-user-jwt' | 'api-key-encryption' | 'link-token' | 'magic-link' | 'suppression-address';
+  | 'jwt'
+  | 'end-user-jwt'
+  | 'api-key-encryption'
+  | 'link-token'
+  | 'magic-link'
+  | 'suppression-address'
+  | 'job-secret';
 
 const SALT = 'admin-service/v1';
 

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * AES-256-GCM encryption of short secrets that the service must be able to show again (API key values).
+ * AES-256-GCM encryption of short secrets the service must be able to read again (API key values, the
+ * secrets an e-mail job carries until it is sent).
  * Output: `v1.<iv>.<tag>.<ciphertext>` (base64url); a fresh 12-byte IV per encryption, the 16-byte auth
  * tag checked on decryption, so a tampered or foreign value fails instead of decrypting to garbage.
  */

@@ -84,6 +84,11 @@ export class Contact {
    * simultaneous changes to one person never lose an event or a subscription.
    */
   @Prop({ default: 0 }) revision: number;
+  /**
+   * The version end-user (magic-link) tokens carry; a GDPR delete bumps it, so every token issued before is
+   * refused on its next request. Absent on records older than the field: read as 0.
+   */
+  @Prop({ default: 0 }) tokenVersion: number;
 
   createdAt: Date;
   updatedAt: Date;

@@ -21,6 +21,11 @@ export interface EmailMessage {
    */
   composer?: string;
   variables?: Record<string, unknown>;
+  /**
+   * The message's secrets (a sign-in token) sealed by `JobSecrets`: only its composer opens them, when the
+   * message is sent. Never in clear in the queue, shown redacted by every job view.
+   */
+  sealed?: string;
   /** Bulk mail: adds `List-Unsubscribe` and the RFC 8058 one-click header. */
   unsubscribeUrl?: string;
   campaignId?: string;

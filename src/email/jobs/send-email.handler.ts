@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
-import { MessageComposers } from '../delivery/message-composers';
+import { type ComposedContent, MessageComposers } from '../delivery/message-composers';
 import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { MailTransport } from '../delivery/mail-transport';
@@ -82,7 +82,10 @@ export class SendEmailHandler {
     message: EmailMessage,
     memo: TemplateMemo,
   ): Promise<{ content: RenderedContent; sender?: SendableTemplate['sender'] }> {
-    if (message.composer !== undefined) return { content: await this.composed(message) };
+    if (message.composer !== undefined) {
+      const { sender, ...content } = await this.composed(message);
+      return { content, sender };
+    }
     if (!message.template) {
       return {
         content: { subject: message.subject ?? '', html: message.html ?? '', text: message.text ?? '' },
@@ -111,7 +114,7 @@ export class SendEmailHandler {
     }
   }
 
-  private async composed(message: EmailMessage): Promise<RenderedContent> {
+  private async composed(message: EmailMessage): Promise<ComposedContent> {
     const composer = message.composer ? this.composers.get(message.composer) : undefined;
     if (!composer) throw new PermanentDeliveryError(`No message composer "${message.composer}"`);
     const content = await composer(message);

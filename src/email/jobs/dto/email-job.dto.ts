@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
+import { REDACTED, redactPayload } from '../job-redaction';
 import {
   EMAIL_JOB_STATUSES,
   EMAIL_JOB_TYPES,
@@ -44,7 +45,15 @@ export class EmailJobView {
   @ApiProperty({ enum: EMAIL_JOB_TYPES }) type: EmailJobType;
   @ApiProperty({ enum: EMAIL_JOB_STATUSES }) status: EmailJobStatus;
   @ApiProperty({ description: 'Higher runs first' }) priority: number;
-  @ApiProperty({ type: 'object', additionalProperties: true }) payload: Record<string, unknown>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      `The message (or batch plan) as queued, redacted: sealed secrets (\`sealed\`), rendered bodies ` +
+      `(\`html\`, \`text\`) and unsubscribe links (\`unsubscribeUrl\`, also among \`variables\`) read ` +
+      `\`"${REDACTED}"\`. A sign-in link's token is never returned.`,
+  })
+  payload: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) result?: Record<string, unknown>;
   @ApiProperty() attempts: number;
   @ApiProperty() maxAttempts: number;
@@ -84,7 +93,7 @@ export function toEmailJobView(job: EmailJob): EmailJobView {
     type: job.type,
     status: job.status,
     priority: job.priority,
-    payload: job.payload,
+    payload: redactPayload(job.payload),
     result: job.result,
     attempts: job.attempts,
     maxAttempts: job.maxAttempts,
