@@ -6,6 +6,7 @@ import { MessageComposers } from './delivery/message-composers';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
+import { CampaignCountersRebuild } from './events/campaign-counters-rebuild';
 import { EmailEventLedger } from './events/email-event-ledger';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
@@ -77,6 +78,7 @@ import { TrackingLinks } from './tracking/tracking-links';
     TrackingEvents,
     OpenPixelRoute,
     AnalyticsCounters,
+    CampaignCountersRebuild,
     EmailEventLedger,
     SentEvents,
     CampaignHolds,
