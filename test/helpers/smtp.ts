@@ -17,7 +17,10 @@ export type SmtpVerdict = { accept: true } | { accept: false; code: number; mess
 export interface TestSmtpServer {
   url: string;
   received: ReceivedMail[];
-  /** Every DATA attempt, accepted or not, with its time (to see retry spacing). */
+  /**
+   * Every DATA attempt, accepted or not, with its time (to see retry spacing). `accepted` is the verdict;
+   * a message whose client was gone before the answer (killed, or the server stopped) is not in `received`.
+   */
   attempts: { to: string[]; at: number; accepted: boolean }[];
   /** Decides each message's fate; accepts everything by default. */
   verdict: (mail: ReceivedMail) => SmtpVerdict;
@@ -58,6 +61,8 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
     delayMs: 0,
     serverErrors: [],
   };
+  // Sessions whose connection has closed: a message answered after that was never acknowledged.
+  const closed = new Set<string>();
   const options: SMTPServerOptions = {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -75,7 +80,11 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
         const verdict = state.verdict(mail);
         state.attempts.push({ to, at: Date.now(), accepted: verdict.accept });
         const answer = () => {
-          if (verdict.accept) {
+          // Recorded only when the client hears the 250: like a server that has not committed a message
+          // it could not acknowledge (the client rightly counts the attempt as failed and tries again).
+          if (verdict.accept && closed.has(session.id)) {
+            callback(null, 'Queued');
+          } else if (verdict.accept) {
             state.received.push(mail);
             callback(null, 'Queued');
           } else {
@@ -87,6 +96,9 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
         if (state.delayMs > 0) setTimeout(answer, state.delayMs);
         else answer();
       });
+    },
+    onClose(session) {
+      closed.add(session.id);
     },
   };
   const server = new SMTPServer(options);
