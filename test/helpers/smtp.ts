@@ -63,6 +63,8 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
   };
   // Sessions whose connection has closed: a message answered after that was never acknowledged.
   const closed = new Set<string>();
+  // Answers still waiting out `delayMs`: a stopping server refuses them (421) instead of recording them.
+  const waiting = new Map<NodeJS.Timeout, () => void>();
   const options: SMTPServerOptions = {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -93,8 +95,19 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
             callback(error);
           }
         };
-        if (state.delayMs > 0) setTimeout(answer, state.delayMs);
-        else answer();
+        if (state.delayMs > 0) {
+          const timer = setTimeout(() => {
+            waiting.delete(timer);
+            answer();
+          }, state.delayMs);
+          waiting.set(timer, () => {
+            const error = new Error('Server shutting down') as Error & { responseCode: number };
+            error.responseCode = 421;
+            callback(error);
+          });
+        } else {
+          answer();
+        }
       });
     },
     onClose(session) {
@@ -110,7 +123,14 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
   const { port } = server.server.address() as AddressInfo;
   const result = state as TestSmtpServer;
   result.url = `smtp://127.0.0.1:${port}`;
-  result.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  result.close = () => {
+    for (const [timer, refuse] of waiting) {
+      clearTimeout(timer);
+      refuse();
+    }
+    waiting.clear();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   return result;
 }
 
