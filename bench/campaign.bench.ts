@@ -8,9 +8,11 @@
  *     process (the service: planner and worker; sampled every 50 ms). Fails if a subscriber is missed or
  *     mailed twice.
  * (b) the open pixel: `GET /o/{token}.gif` on the built server against bare Fastify answering the same GIF,
- *     requests per second (bench/http-bench.ts), with one genuine token, a token per person and a forged one.
+ *     requests per second (bench/http-bench.ts), with one replayed token, a token per person of a sent
+ *     campaign (BENCH_RECIPIENTS people, whose `sent` events a child process writes first) and a forged one.
  *
  *   npm run bench:campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
+ *   BENCH_SKIP_FANOUT=1 npm run bench:campaign   (the pixel alone)
  *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench:campaign   (where the server's CPU goes on the pixel)
  */
 import { NestFactory } from '@nestjs/core';
@@ -339,32 +341,106 @@ async function startBareGif(): Promise<BareServer> {
   return { baseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
-/** Opened mails of the distinct-token scenario: each request opens the next (as many as a campaign's audience). */
-const DISTINCT_OPENS = 100_000;
+/** What the `--seed-sent` child is told: the campaign whose `sent` events it writes, and to whom. */
+interface SentCampaign {
+  campaignId: string;
+  appId: string;
+  contactIds: string[];
+}
 
 /**
- * (b) The pixel route against bare Fastify, asked three ways: one genuine token asked again and again (the
- * counters' cheapest case: one person, one campaign), a different person's token per request (a campaign's
- * first opens: every one also a unique open, a recipient entry and a person's counters), and a forged token
- * (the route itself: the same GIF, nothing to record). The dev database's CPU is shown beside the
- * service's: the three processes share this machine's cores.
+ * The state a sent campaign leaves, written as the worker writes it: one `sent` event per person through the
+ * service's own event ledger (the event, the campaign's and the person's counters, the recipient entry and
+ * its slot), by a child process with the application context on `MONGODB_URI`, so the pixel's first opens
+ * find what they would find after a real send.
+ */
+async function seedSentCampaign(databaseUri: string, campaign: SentCampaign): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-pixel-seed-'));
+  const child = fork(__filename, ['--seed-sent'], {
+    env: {
+      ...process.env,
+      MONGODB_URI: databaseUri,
+      EMAIL_WORKER_ENABLED: 'false',
+      CHAT_WORKER_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      APP_SECRET: randomBytes(32).toString('hex'),
+    },
+  });
+  child.send(campaign);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+  if (code !== 0) throw new Error(`Seeding the sent campaign failed (exit code ${code})`);
+}
+
+/** The `--seed-sent` child: writes the `sent` events of the campaign it is sent, SEED_CHUNK at a time. */
+async function runSentSeeder(): Promise<void> {
+  const campaign = await new Promise<SentCampaign>((resolve) => process.once('message', resolve as never));
+  const { AppModule } = await import('../src/app.module');
+  const { EmailEventLedger } = await import('../src/email/events/email-event-ledger');
+  const { indexesReady } = await import('../src/database/indexes-ready');
+  const app = await NestFactory.createApplicationContext(await AppModule.forRoot({ embedded: false }), {
+    logger: ['error'],
+  });
+  try {
+    await app.init();
+    await indexesReady(app);
+    const ledger = app.get(EmailEventLedger);
+    const { campaignId, appId, contactIds } = campaign;
+    for (let offset = 0; offset < contactIds.length; offset += SEED_CHUNK) {
+      const now = new Date();
+      await ledger.append(
+        contactIds.slice(offset, offset + SEED_CHUNK).map((contactId) => ({
+          _id: new Types.ObjectId(),
+          appId,
+          contactId,
+          campaignId,
+          messageId: `<${contactId}@bench.test>`,
+          provider: 'smtp',
+          type: 'sent' as const,
+          userAgent: null,
+          automated: false,
+          createdAt: now,
+        })),
+      );
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * (b) The pixel route against bare Fastify, asked three ways: one replayed token (one person's pixel asked
+ * again and again: after its first open, every request is a repeat within the replay window and records
+ * nothing), a different person's token per request of a campaign that was sent to them (each a first open:
+ * an event, a unique open, the person's counters and the message's tally), and a forged token (the route
+ * itself: the same GIF, nothing to record). The dev database's CPU is shown beside the service's: the three
+ * processes share this machine's cores.
  */
 async function pixel(databaseUri: string): Promise<void> {
+  const pixelDatabase = withDatabaseName(databaseUri, 'bench_pixel');
+  const [campaignId, appId] = [String(new Types.ObjectId()), 'bench'];
+  const contactIds = Array.from({ length: RECIPIENTS }, () => String(new Types.ObjectId()));
+  const seedStarted = performance.now();
+  await seedSentCampaign(pixelDatabase, { campaignId, appId, contactIds });
+  console.log(
+    `Seeded the sent events of ${RECIPIENTS} people in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+  );
   const secret = randomBytes(32).toString('hex');
   const profile = serverProfile();
   const server = await startServer(
     join(PROJECT_ROOT, 'dist'),
-    withDatabaseName(databaseUri, 'bench_pixel'),
+    pixelDatabase,
     profile.nodeArgs,
     // The access line is part of what the pixel costs, as in production (BENCH_LOG_LEVEL=warn: without it).
     { APP_SECRET: secret, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
   );
   const bare = await startBareGif();
   const tokens = new LinkTokens(new SecretKeys(secret));
-  const [campaignId, appId] = [String(new Types.ObjectId()), 'bench'];
-  const openToken = () => tokens.sign('open', [campaignId, String(new Types.ObjectId()), appId]);
-  const token = openToken();
-  const distinctPaths = Array.from({ length: DISTINCT_OPENS }, () => `/o/${openToken()}.gif`);
+  const openToken = (contactId: string) => tokens.sign('open', [campaignId, contactId, appId]);
+  // The replayed token is a person's of the same campaign, not one of those the per-person scenario opens.
+  const token = openToken(String(new Types.ObjectId()));
+  const personPaths = contactIds.map((contactId) => `/o/${openToken(contactId)}.gif`);
   const agent = { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Thunderbird/128.0' };
   const onServer = { headers: agent, pid: server.pid, databasePid: devDatabasePid() };
   try {
@@ -372,14 +448,14 @@ async function pixel(databaseUri: string): Promise<void> {
       [
         { name: 'bare Fastify GIF', url: `${bare.baseUrl}/o/${token}.gif`, headers: agent, pid: bare.pid },
         {
-          name: 'GET /o/{token}.gif (one genuine token)',
+          name: 'GET /o/{token}.gif (one replayed token)',
           url: `${server.baseUrl}/o/${token}.gif`,
           ...onServer,
         },
         {
-          name: 'GET /o/{token}.gif (a token per person)',
-          url: `${server.baseUrl}${distinctPaths[0]}`,
-          path: (n) => distinctPaths[n % DISTINCT_OPENS],
+          name: 'GET /o/{token}.gif (a token per person of a sent campaign)',
+          url: `${server.baseUrl}${personPaths[0]}`,
+          path: (n) => personPaths[n % personPaths.length],
           ...onServer,
         },
         { name: 'GET /o/{token}.gif (forged token)', url: `${server.baseUrl}/o/forged.gif`, ...onServer },
@@ -411,6 +487,14 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--smtp-server')) {
   runCountingSmtpServer();
+} else if (process.argv.includes('--seed-sent')) {
+  runSentSeeder().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 } else if (process.argv.includes('--seed')) {
   runSeeder().catch((error: unknown) => {
     console.error(error);

@@ -7,6 +7,8 @@ describe('POST /auth/hash-password in production', () => {
     process.env.NODE_ENV = 'production';
     // Production refuses the test run's cheap bcrypt cost.
     process.env.BCRYPT_COST = '10';
+    // ... and TRUST_PROXY=true: the tests' requests come from the loopback address.
+    process.env.TRUST_PROXY = 'loopback';
     t = await createTestApp();
   });
   afterAll(() => t.close());

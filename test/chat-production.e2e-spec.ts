@@ -46,6 +46,8 @@ describe('Chat notifications across restarts and in production', () => {
     process.env.NODE_ENV = nodeEnv;
     // Production refuses the tests' cheap bcrypt cost.
     process.env.BCRYPT_COST = nodeEnv === 'production' ? '10' : '4';
+    // ... and TRUST_PROXY=true: the tests' requests come from the loopback address.
+    process.env.TRUST_PROXY = nodeEnv === 'production' ? 'loopback' : 'true';
     const t = await createTestApp({ overrides });
     return { t, admin: await createSession(t) };
   };

@@ -11,6 +11,7 @@ import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { EmailEvent } from '../src/email/tracking/schemas/email-event.schema';
 import { TrackingEvents } from '../src/email/tracking/tracking-events';
+import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from '../src/email/tracking/tracking-limits';
 import { TrackingLinks } from '../src/email/tracking/tracking-links';
 import { Campaign } from '../src/newsletter/campaigns/schemas/campaign.schema';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
@@ -29,6 +30,9 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   finishBatchSize: 50,
   backoff: { baseMs: 100, maxMs: 2_000 },
 };
+/** A short replay window: a repeated open or click counts again after this pause (a minute in production). */
+const REPLAY_WINDOW_MS = 20;
+const nextWindow = () => new Promise((resolve) => setTimeout(resolve, REPLAY_WINDOW_MS + 5));
 const HUMAN = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36';
 const LINKS = ['https://shop.example.com/a', 'https://shop.example.com/b'];
 const HTML = `<p>Hi {{firstName}}</p><a href="${LINKS[0]}">a</a> <a href="${LINKS[1]}">b</a>`;
@@ -86,7 +90,15 @@ describe('Provider webhooks, e-mail events and analytics', () => {
     process.env.SMTP_URL = smtp.url;
     process.env.MAIL_FROM = 'News <news@mail.example.com>';
     process.env.WEBHOOK_SECRET = SECRET;
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+    t = await createTestApp({
+      overrides: [
+        { provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS },
+        {
+          provide: TRACKING_LIMITS,
+          useValue: { ...DEFAULT_TRACKING_LIMITS, replayWindowMs: REPLAY_WINDOW_MS },
+        },
+      ],
+    });
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     events = t.app.get<Model<EmailEvent>>(getModelToken(EmailEvent.name));
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
@@ -336,11 +348,13 @@ describe('Provider webhooks, e-mail events and analytics', () => {
         expect(res.body.processed).toBe(true);
       }
       await open('a@example.com', HUMAN);
+      await nextWindow();
       await open('a@example.com', HUMAN);
       await open('b@example.com', HUMAN);
       await open('c@example.com', 'Mozilla/5.0');
       await open('d@example.com', 'Mozilla/5.0 (via ggpht.com GoogleImageProxy)');
       expect((await click('a@example.com', 0)).status).toBe(302);
+      await nextWindow();
       await click('a@example.com', 0);
       await click('b@example.com', 1);
       await click('c@example.com', 1, 'Mozilla/5.0 Barracuda link scanner');

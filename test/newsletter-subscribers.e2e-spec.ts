@@ -1,6 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
+import { emailAddressMessage } from '../src/common/validation/email-address';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { Contact } from '../src/contacts/schemas/contact.schema';
 import { NewsletterSignupEvent, SignupEvents } from '../src/contacts/signup.events';
@@ -316,7 +317,7 @@ describe('Newsletter subscribers', () => {
           imported: 3,
           skipped: 7,
           skippedDetails: [
-            { index: 1, email: 'not an address', reason: 'invalid', error: 'email must be an email' },
+            { index: 1, email: 'not an address', reason: 'invalid', error: emailAddressMessage('email') },
             { index: 2, email: 'one@example.com', reason: 'duplicate' },
             { index: 4, email: 'active@example.com', reason: 'already_subscribed' },
             { index: 5, email: 'left@example.com', reason: 'already_subscribed' },

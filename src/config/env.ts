@@ -15,6 +15,8 @@ import {
   validateSync,
 } from 'class-validator';
 import { validateCronExpression } from 'cron';
+import { isIP } from 'node:net';
+import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
@@ -61,6 +63,35 @@ const IsRedisUrl = () =>
       validate: isRedisUrl,
       defaultMessage: () =>
         'must be a redis:// or rediss:// URL such as redis://redis:6379 or redis://:password@host:6379/0',
+    },
+  });
+
+/** Names proxy-addr (Fastify's `trustProxy`) takes for well-known ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An IP, a CIDR (`10.0.0.0/8`, `2001:db8::/32`) or a named range, as one entry of a TRUST_PROXY list. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** `true`, a hop count, or a comma-separated list of the load balancer's IPs/CIDRs. */
+function isTrustProxy(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (value === 'true' || /^\d{1,2}$/.test(value)) return true;
+  return value.split(',').every((entry) => isProxyEntry(entry.trim()));
+}
+const IsTrustProxy = () =>
+  ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: isTrustProxy,
+      defaultMessage: () =>
+        "must be the load balancer's IPs/CIDRs (comma-separated, e.g. 10.0.0.0/8), a hop count, or true",
     },
   });
 
@@ -152,12 +183,13 @@ export class Env {
 
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  @IsHttpUrl()
   CHAT_DEFAULT_WEBHOOK_URL?: string;
 
+  /** Who may name the client in X-Forwarded-For; `true` (anyone) is refused in production (validateEnv). */
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsString()
+  @IsTrustProxy()
   TRUST_PROXY?: string;
 
   /** Shared storage of the rate-limit counters when several instances run; unset: each process counts alone. */
@@ -276,6 +308,13 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   );
   if (env.NODE_ENV === 'production' && env.BCRYPT_COST < PRODUCTION_MIN_BCRYPT_COST) {
     problems.push(`  BCRYPT_COST: must be at least ${PRODUCTION_MIN_BCRYPT_COST} when NODE_ENV=production`);
+  }
+  if (env.NODE_ENV === 'production' && env.TRUST_PROXY === 'true') {
+    problems.push(
+      '  TRUST_PROXY: true trusts the X-Forwarded-For any client sends (it picks its own IP for rate limits ' +
+        "and consent records); when NODE_ENV=production give the load balancer's IPs/CIDRs " +
+        '(e.g. 10.0.0.0/8) or its hop count (e.g. 1)',
+    );
   }
   const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');

@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable } from '@nestjs/comm
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model, type QueryFilter, trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import { emailAddressMessage, isSendableAddress } from '../common/validation/email-address';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import {
   type ChangeOrigin,
@@ -46,11 +47,14 @@ export interface AudienceMember {
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
- * The address a person record is kept under. `.invalid` (RFC 2606) never receives mail, and erased records
- * hold placeholders under it: refusing it keeps anyone from reaching an erased record by its placeholder.
+ * The address a person record is kept under. Refused before anything is written: an address that breaks
+ * the address rule (every route checks it, this keeps any other caller from storing one), and `.invalid`
+ * (RFC 2606), which never receives mail and holds the placeholders of erased records: refusing it keeps
+ * anyone from reaching an erased record by its placeholder.
  */
 function personAddress(email: string): string {
   const address = normaliseEmail(email);
+  if (!isSendableAddress(address)) throw new BadRequestException(emailAddressMessage('email'));
   if (address.endsWith('.invalid')) {
     throw new BadRequestException('email: addresses under .invalid cannot receive mail');
   }

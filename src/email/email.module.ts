@@ -8,6 +8,7 @@ import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
 import { CampaignCountersRebuild } from './events/campaign-counters-rebuild';
 import { EmailEventLedger } from './events/email-event-ledger';
+import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
@@ -37,6 +38,10 @@ import { OpenPixelRoute } from './tracking/open-pixel.route';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingEvents } from './tracking/tracking-events';
 import { TrackingLinks } from './tracking/tracking-links';
+import { ReplayWindow } from './tracking/replay-window';
+import { TrackedMessage, TrackedMessageSchema } from './tracking/schemas/tracked-message.schema';
+import { TrackedMessages } from './tracking/tracked-messages';
+import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-limits';
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
@@ -53,6 +58,7 @@ import { TrackingLinks } from './tracking/tracking-links';
       { name: Suppression.name, schema: SuppressionSchema },
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: CampaignHold.name, schema: CampaignHoldSchema },
+      { name: TrackedMessage.name, schema: TrackedMessageSchema },
       ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
@@ -73,9 +79,13 @@ import { TrackingLinks } from './tracking/tracking-links';
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
+    ForgedSignatureBudget,
     TrackingLinks,
     ClickTargets,
     TrackingEvents,
+    ReplayWindow,
+    TrackedMessages,
+    { provide: TRACKING_LIMITS, useValue: DEFAULT_TRACKING_LIMITS },
     OpenPixelRoute,
     AnalyticsCounters,
     CampaignCountersRebuild,

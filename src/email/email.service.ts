@@ -7,6 +7,9 @@ import { assertRecipientsPlan, type RecipientsPlan } from './jobs/recipients-pla
 import { EmailJobStore, type CampaignJobCounts, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
 import { DEFAULT_MAX_ATTEMPTS } from './jobs/schemas/email-job.schema';
 
+/** `result.skipped` of a recipient a plan did not queue because the address breaks the address rule. */
+export const INVALID_ADDRESS_SKIP = 'invalid_address';
+
 /** Enqueuing more than this in one call is refused: large sends go through a batch plan. */
 export const MAX_ENQUEUE_BATCH = 5_000;
 
@@ -49,6 +52,34 @@ export class EmailService {
       items.flatMap(({ message }) => (message.campaignId ? [message.campaignId] : [])),
     );
     return jobs;
+  }
+
+  /**
+   * Records recipients a plan skips because their address breaks the address rule (people stored before
+   * it): each becomes an `email.send` job that is born `completed` with `result.skipped: invalid_address`
+   * and never runs, under the key its message would have had. So the skip shows in the job list and in
+   * its campaign's `failed` figure, a plan run again records it once, and a GDPR erasure finds it by address.
+   * The job keeps who and what for (address, app, campaign, person), no content.
+   */
+  async recordSkipped(items: { message: EmailMessage; idempotencyKey: string }[]): Promise<EnqueuedJob[]> {
+    if (items.length === 0) return [];
+    return this.store.insert(
+      items.map(({ message, idempotencyKey }) => ({
+        ...newJob(
+          'email.send',
+          {
+            to: message.to.trim().toLowerCase(),
+            ...(message.appId ? { appId: message.appId } : {}),
+            ...(message.campaignId ? { campaignId: message.campaignId } : {}),
+            ...(message.contactId ? { contactId: message.contactId } : {}),
+          },
+          { idempotencyKey },
+          message.appId,
+          message.campaignId,
+        ),
+        skipped: { skipped: INVALID_ADDRESS_SKIP },
+      })),
+    );
   }
 
   /**

@@ -1,7 +1,6 @@
-import { isEmail } from 'class-validator';
+import { emailAddressMessage, isSendableAddress } from '../common/validation/email-address';
 import { normaliseEmail } from '../contacts/contacts.service';
 import { LOCALES, type Locale, NAME_MAX } from '../contacts/schemas/contact.schema';
-import { EMAIL_MAX, EMAIL_MIN } from './dto/subscriber.dto';
 
 /** An import entry that passed the checks: the address lower-cased, the name trimmed. */
 export interface ImportEntry {
@@ -27,9 +26,7 @@ export function checkImportEntry(value: unknown): ImportEntry | { error: string 
   const { email, firstName, locale } = entry;
   if (typeof email !== 'string') return { error: 'email must be a string' };
   const address = normaliseEmail(email);
-  if (address.length < EMAIL_MIN || address.length > EMAIL_MAX || !isEmail(address)) {
-    return { error: 'email must be an email' };
-  }
+  if (!isSendableAddress(address)) return { error: emailAddressMessage('email') };
   if (address.endsWith('.invalid')) return { error: 'email: addresses under .invalid cannot receive mail' };
   const checked: ImportEntry = { email: address };
   if (firstName !== undefined) {

@@ -43,7 +43,6 @@ export class TicketsService {
     await this.apps.requireApp(appId);
     const _id = new Types.ObjectId();
     const uploaded = await this.attachments.store(appId, String(_id), files);
-    const hosted = (dto.attachments ?? []).map((attachment) => ({ ...attachment, uploadedAt: new Date() }));
     const priority = dto.priority ?? 'normal';
     let created: Ticket;
     try {
@@ -59,7 +58,7 @@ export class TicketsService {
         statusRank: STATUS_RANK.pending,
         priority,
         priorityRank: PRIORITY_RANK[priority],
-        attachments: [...uploaded, ...hosted],
+        attachments: uploaded,
       });
       created = document.toObject();
     } catch (error) {

@@ -21,12 +21,12 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const password = this.config.get('ADMIN_PASSWORD', { infer: true });
     if (!email || !password) return;
     if (await this.users.ensureAdmin(email, password)) {
-      this.logger.log(`Created admin user ${email}`);
+      this.logger.log('Created the admin user of ADMIN_EMAIL');
     } else if (await this.users.restoreAdminIfNone(email)) {
       // Nobody could administer the service (e.g. the last admin was removed directly in the database).
-      this.logger.warn(`No active admin was left: reactivated ${email} as admin (password unchanged)`);
+      this.logger.warn('No active admin was left: reactivated ADMIN_EMAIL as admin (password unchanged)');
     } else {
-      this.logger.log(`Admin user ${email} exists; left unchanged`);
+      this.logger.log('The admin user of ADMIN_EMAIL exists; left unchanged');
     }
   }
 }

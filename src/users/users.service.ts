@@ -197,6 +197,11 @@ export class UsersService {
       .exec();
   }
 
+  /** Whether an active user of this service has this address (the unique `email` index serves it). */
+  async isActiveUserAddress(email: string): Promise<boolean> {
+    return (await this.users.exists({ email: email.trim().toLowerCase(), isActive: true })) !== null;
+  }
+
   async recordLogin(id: Types.ObjectId): Promise<void> {
     await this.users
       .updateOne({ _id: id }, { $set: { lastLoginAt: new Date() }, $inc: { loginCount: 1 } })

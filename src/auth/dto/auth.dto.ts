@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { ROLES } from '../../common/auth/roles';
 import { PasswordDto } from '../../users/dto/user-input.dto';
+import { IsEmailAddress } from '../../common/validation/email-address';
 
 export class LoginDto {
-  @ApiProperty({ format: 'email' }) @IsEmail() @MaxLength(254) email: string;
+  @ApiProperty({ format: 'email' }) @IsEmailAddress() email: string;
   @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(72) password: string;
 }
 

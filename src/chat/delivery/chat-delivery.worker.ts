@@ -20,7 +20,7 @@ import type {
   WebhookFormat,
 } from '../schemas/chat-notification.schema';
 import { type ChatDestination, ChatDestinations } from './chat-destinations';
-import { type ChatMessage, payloadFor, renderText, webhookFormatOf } from './chat-message';
+import { type ChatMessage, logLine, payloadFor, webhookFormatOf } from './chat-message';
 import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery-options';
 import { WebhookSender } from './webhook-sender';
 
@@ -141,11 +141,11 @@ export class ChatDeliveryWorker implements OnApplicationBootstrap, BeforeApplica
     let format: WebhookFormat | undefined;
     try {
       destination = await context.destination(notification.appId, notification.channel);
-      const message = messageOf(notification, await context.app(notification.appId));
       if (destination.kind === 'log') {
-        this.logger.log(`Chat notification (no webhook configured): ${renderText(message, 'json')}`);
+        this.logger.log(`Chat notification (no webhook configured): ${logLine(notification)}`);
         return { status: 'delivered', destination: 'log' };
       }
+      const message = messageOf(notification, await context.app(notification.appId));
       format = webhookFormatOf(new URL(destination.url));
       await this.sender.post(destination.url, payloadFor(format, message), this.options.timeoutMs);
       return { status: 'delivered', destination: destination.kind, format };

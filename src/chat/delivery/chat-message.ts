@@ -1,5 +1,5 @@
 import type { ChatChannel } from '../chat-channels';
-import type { ChatData, WebhookFormat } from '../schemas/chat-notification.schema';
+import type { ChatData, ChatNotification, WebhookFormat } from '../schemas/chat-notification.schema';
 
 /** A notification as it is shown: the app and channel by name, the summary and the key fields. */
 export interface ChatMessage {
@@ -92,4 +92,22 @@ export function payloadFor(format: WebhookFormat, message: ChatMessage): Record<
         data: message.data,
       };
   }
+}
+
+/** `ticketId`, `contactId`, `campaignId`: the fields of a notification's data that name records, not people. */
+const isIdField = (key: string) => /Id$/.test(key);
+
+/**
+ * A notification as the log shows it when no webhook is configured: ids only (the notification, its app,
+ * channel and event, and the `…Id` fields of its data). Its text names people (addresses, first names, what
+ * they wrote), and a log line is out of reach of a GDPR erasure; the ids lead to the records, which are not.
+ */
+export function logLine(
+  notification: Pick<ChatNotification, '_id' | 'appId' | 'channel' | 'event' | 'data'>,
+): string {
+  const ids = Object.entries(notification.data)
+    .filter(([key, value]) => isIdField(key) && value !== null && value !== '')
+    .map(([key, value]) => `${key}=${String(value)}`);
+  const head = `${String(notification._id)} of app ${notification.appId}: ${notification.channel} ${notification.event}`;
+  return ids.length > 0 ? `${head} (${ids.join(', ')})` : head;
 }

@@ -1,20 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength } from 'class-validator';
 import { APP_ID_MAX_LENGTH } from '../../apps/dto/app-input.dto';
 import { APP_ID_PATTERN } from '../../apps/schemas/app.schema';
+import { IsHttpUrl } from '../../common/validation/http-url.decorator';
 import { Omittable } from '../../common/validation/omittable.decorator';
 import { CHAT_CHANNELS, type ChatChannel } from '../chat-channels';
 import type { ChatRule } from '../schemas/chat-rule.schema';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
-
-/** http(s), no user:password part, at most 2,048 characters. */
-const WEBHOOK_URL = {
-  protocols: ['http', 'https'],
-  require_protocol: true,
-  require_tld: false,
-  disallow_auth: true,
-};
 
 class AppIdField {
   @ApiProperty({ pattern: APP_ID_PATTERN.source, maxLength: APP_ID_MAX_LENGTH, example: 'my-shop' })
@@ -39,7 +32,7 @@ export class CreateChatRuleDto extends AppIdField {
       '`{content}`, any other URL `{text, channel, appId, event, data}`. In production it must resolve to ' +
       'public addresses only.',
   })
-  @IsUrl(WEBHOOK_URL)
+  @IsHttpUrl()
   @MaxLength(WEBHOOK_URL_MAX_LENGTH)
   webhookUrl: string;
 }
@@ -50,7 +43,7 @@ export class UpdateChatRuleDto {
     example: 'https://discord.com/api/webhooks/123/abc',
   })
   @Omittable()
-  @IsUrl(WEBHOOK_URL)
+  @IsHttpUrl()
   @MaxLength(WEBHOOK_URL_MAX_LENGTH)
   webhookUrl?: string;
 

@@ -35,4 +35,23 @@ describe('LinkTokens', () => {
     expect(tokens.verify('unsubscribe', 'x'.repeat(MAX_LINK_TOKEN_LENGTH + 1))).toBeNull();
     expect(tokens.verify('unsubscribe', '')).toBeNull();
   });
+
+  it('accepts exactly one spelling of a MAC: no padding, no stray characters, canonical last character', () => {
+    const token = tokens.sign('click', ['c', 'p', 'a', '0']);
+    const [payload, mac] = token.split('.');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(mac[mac.length - 1]);
+    // 22 characters carry 132 bits for 128: the last character's 4 low bits are unused.
+    const sameBytes = [...alphabet].filter((_, i) => i >> 4 === last >> 4);
+    expect(sameBytes).toHaveLength(16);
+    const accepted = sameBytes.filter((char) =>
+      tokens.verify('click', `${payload}.${mac.slice(0, -1)}${char}`),
+    );
+    expect(accepted).toEqual([mac[mac.length - 1]]);
+    for (const suffix of ['=', '==', '!!', ' ', '\n', '+', '/']) {
+      expect(tokens.verify('click', `${token}${suffix}`)).toBeNull();
+    }
+    expect(tokens.verify('click', `${payload}.${mac.slice(0, 10)}=${mac.slice(10)}`)).toBeNull();
+    expect(tokens.verify('click', token)).toEqual(['c', 'p', 'a', '0']);
+  });
 });

@@ -34,9 +34,9 @@ export class LinkTokens {
     if (typeof token !== 'string' || token.length > MAX_LINK_TOKEN_LENGTH) return null;
     const [payload, mac, ...rest] = token.split('.');
     if (!payload || !mac || rest.length > 0) return null;
-    const given = Buffer.from(mac, 'base64url');
+    const given = strictBase64url(mac);
     // Compared in constant time; a MAC of another length cannot be genuine (and timingSafeEqual needs equal).
-    if (given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload))) return null;
+    if (!given || given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload))) return null;
     let decoded: unknown;
     try {
       decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -51,4 +51,16 @@ export class LinkTokens {
   private mac(payload: string): Buffer {
     return createHmac('sha256', this.key).update(payload).digest().subarray(0, MAC_BYTES);
   }
+}
+
+/**
+ * The bytes of a base64url text that is the one spelling of them, else null. Node's decoder is lenient: it
+ * skips padding and characters outside the alphabet and ignores the unused low bits of the last character,
+ * so one MAC would have many accepted spellings (16 for the last character of a 16-byte MAC alone). Only
+ * what encoding the bytes again gives back is accepted. The text is the caller's, not a secret: comparing
+ * it in ordinary time reveals nothing.
+ */
+function strictBase64url(text: string): Buffer | null {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : null;
 }

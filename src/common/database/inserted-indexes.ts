@@ -1,5 +1,6 @@
 import type { Collection, Document } from 'mongodb';
 import { isDuplicateKey } from './duplicate-key';
+import { writeErrorsOf } from './write-errors';
 
 /**
  * Inserts documents with fixed `_id`s (unordered) and returns the indexes of those that were inserted now:
@@ -18,10 +19,7 @@ export async function insertedIndexes<T extends Document>(
     await collection.insertMany(docs, { ordered: false });
     return all;
   } catch (error) {
-    const writeErrors = (error as { writeErrors?: unknown } | null)?.writeErrors;
-    const errors = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as {
-      index: number;
-    }[];
+    const errors = writeErrorsOf(error);
     // Not a bulk refusal (the database is unreachable, say): whether anything went in is unknown.
     if (errors.length === 0) throw error;
     for (const entry of errors) all.delete(entry.index);

@@ -5,6 +5,7 @@ import { Error as MongooseError } from 'mongoose';
 import { type DuplicateKeyError, isDuplicateKey } from '../database/duplicate-key';
 import { requestFacts } from '../logging/access-log';
 import type { ErrorBody } from './envelope';
+import { RetryLaterException } from './retry-later.exception';
 
 interface Mapped {
   status: number;
@@ -93,6 +94,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, error } = this.map(exception, request);
     const body: ErrorBody = { success: false, error };
+    if (exception instanceof RetryLaterException) {
+      void reply.header('Retry-After', Math.max(1, Math.ceil(exception.retryAfterSeconds)));
+    }
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 

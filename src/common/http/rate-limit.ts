@@ -1,13 +1,15 @@
 import { applyDecorators, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import type { ConfigService } from '@nestjs/config';
 import {
+  normalizeIp,
   Throttle,
   ThrottlerGuard,
   type ThrottlerLimitDetail,
   type ThrottlerModuleOptions,
 } from '@nestjs/throttler';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/env';
+import { clientIp } from './client-ip';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 const MINUTE_MS = 60_000;
@@ -65,9 +67,16 @@ export function throttlerOptions(config: ConfigService<AppConfig, true>): Thrott
 export const RouteLimit = (limit: number, ttlMs = MINUTE_MS) =>
   applyDecorators(Throttle({ route: { limit, ttl: ttlMs } }), SetMetadata(ROUTE_LIMITED, true));
 
-/** The throttler guard, answering every 429 with a plain `Retry-After` (seconds), whichever limit was hit. */
+/**
+ * The throttler guard, answering every 429 with a plain `Retry-After` (seconds), whichever limit was hit,
+ * and counting a client by `clientIp` (a forwarded value that is not an IP buys no budget of its own).
+ */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {
+  protected override getTracker(request: FastifyRequest): Promise<string> {
+    return Promise.resolve(normalizeIp(clientIp(request), this.ipv6SubnetPrefix));
+  }
+
   protected override async throwThrottlingException(
     context: ExecutionContext,
     detail: ThrottlerLimitDetail,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { clientIp } from '../http/client-ip';
 
 /** nginx's "client closed request", as the exception filter answers an aborted body. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -24,8 +25,8 @@ export function requestFacts(request: FastifyRequest) {
 }
 
 /**
- * One access line: request id, method, route, status, duration and client (behind TRUST_PROXY, the forwarded
- * one). A literal object of one shape: every line is built the same way, and pino walks it once.
+ * One access line: request id, method, route, status, duration and client (`clientIp`: behind TRUST_PROXY,
+ * the forwarded one). A literal object of one shape: every line is built the same way, and pino walks it once.
  */
 export function accessFields(request: FastifyRequest, status: number, elapsedMs: number) {
   return {
@@ -34,7 +35,7 @@ export function accessFields(request: FastifyRequest, status: number, elapsedMs:
     route: routeOf(request),
     status,
     ms: Math.round(elapsedMs * 10) / 10,
-    client: request.ip,
+    client: clientIp(request),
   };
 }
 

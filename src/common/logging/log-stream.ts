@@ -1,13 +1,9 @@
 import type { Params } from 'nestjs-pino';
-import {
-  destination as fileDestination,
-  type DestinationStream,
-  type LoggerOptions,
-  stdSerializers,
-} from 'pino';
+import { destination as fileDestination, type DestinationStream, type LogFn, type LoggerOptions } from 'pino';
 import type { AppConfig } from '../../config/env';
 import { type BootLogger, createBootLogger } from './boot-logger';
 import { type LogFormat, prettyStream, resolveLogFormat } from './log-format';
+import { argsWithoutAddresses, errWithoutAddresses } from './redact-addresses';
 
 let isoTimeMs = -1;
 let isoTimeField = '';
@@ -25,9 +21,21 @@ export function isoTime(): string {
   return isoTimeField;
 }
 
-/** Every logger of the process: ISO times, errors with their stack. */
+/**
+ * Every logger of the process: ISO times, errors with their stack, and no e-mail address in a message or an
+ * error (see redact-addresses.ts; the lines we write ourselves name ids already).
+ */
 function loggerOptions(level: AppConfig['LOG_LEVEL']): LoggerOptions {
-  return { level, timestamp: isoTime, serializers: { err: stdSerializers.err } };
+  return {
+    level,
+    timestamp: isoTime,
+    serializers: { err: errWithoutAddresses },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, argsWithoutAddresses(args) as Parameters<LogFn>);
+      },
+    },
+  };
 }
 
 let processStream: { format: LogFormat; stream: DestinationStream } | undefined;

@@ -106,6 +106,9 @@ function fallbackOperationId(controllerKey: string, methodKey: string): string {
   return `${resource.charAt(0).toLowerCase()}${resource.slice(1)}${methodKey.charAt(0).toUpperCase()}${methodKey.slice(1)}`;
 }
 
+/** Where `@ApiBody()` and its kin keep their parameters (`DECORATORS.API_PARAMETERS`, not exported). */
+const API_PARAMETERS = 'swagger/apiParameters';
+
 /** The classes of every handler parameter (the DTOs of bodies and queries among them). */
 function handlerParameterClasses(app: INestApplication): Set<Type<unknown>> {
   const classes = new Set<Type<unknown>>();
@@ -115,6 +118,13 @@ function handlerParameterClasses(app: INestApplication): Set<Type<unknown>> {
       const prototype = metatype.prototype as object;
       for (const method of Object.getOwnPropertyNames(prototype)) {
         const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[];
+        // A body documented by `@ApiBody({ type })` (a subclass that adds multipart fields) has the rules of
+        // the DTO it extends.
+        const handler = (prototype as Record<string, unknown>)[method];
+        const documented = (
+          typeof handler === 'function' ? (Reflect.getMetadata(API_PARAMETERS, handler) ?? []) : []
+        ) as { in?: string; type?: unknown }[];
+        for (const parameter of documented) if (parameter.in === 'body') types.push(parameter.type);
         for (const type of types) if (typeof type === 'function') classes.add(type as Type<unknown>);
       }
     }

@@ -3,6 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { EMAIL_ADDRESS_PATTERN, IS_EMAIL_ADDRESS, LOCAL_PART_MAX } from '../validation/email-address';
 
 /** MongoDB ObjectIds as the service writes them (24 lower-case hex digits). */
 export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
@@ -15,8 +16,13 @@ export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
 function constraintOf(rule: ValidationMetadata): SchemaObject | undefined {
   const [first, second] = (rule.constraints ?? []) as unknown[];
   switch (rule.name) {
-    case 'isEmail':
-      return { type: 'string', format: 'email' };
+    case IS_EMAIL_ADDRESS:
+      return {
+        type: 'string',
+        format: 'email',
+        pattern: EMAIL_ADDRESS_PATTERN.source,
+        description: `An e-mail address: a dot-atom local part of at most ${LOCAL_PART_MAX} characters (no quotes, spaces or control characters), @, a domain name`,
+      };
     case 'isUrl':
       return { type: 'string', format: 'uri' };
     case 'isMongoId':

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
+import { EMAIL_ADDRESS_MAX, IsEmailAddress } from '../../common/validation/email-address';
 import { Omittable } from '../../common/validation/omittable.decorator';
 import { LOCALES, type Locale, NAME_MAX, REFERRAL_URL_MAX, SOURCE_MAX } from '../schemas/contact.schema';
 
@@ -17,12 +18,9 @@ export class JoinlistDto {
   @MaxLength(100)
   appId?: string;
 
-  @ApiProperty({ format: 'email', minLength: 5, maxLength: 254 })
+  @ApiProperty({ format: 'email', maxLength: EMAIL_ADDRESS_MAX })
   @Transform(trim)
-  @IsString()
-  @MinLength(5)
-  @MaxLength(254)
-  @IsEmail()
+  @IsEmailAddress()
   email: string;
 
   @ApiPropertyOptional({ maxLength: NAME_MAX })

@@ -50,7 +50,7 @@ export class JoinlistService {
       throw new ForbiddenException('appId does not match the app of X-App-Key');
     }
     if (dto.website) {
-      this.logger.log(`Joinlist honeypot filled for app ${app.id} from ${context.ip}; nothing stored`);
+      this.logger.log(`Joinlist honeypot filled for app ${app.id}; nothing stored`);
       // A link that looks like any other and unsubscribes no one (the page is the same for every token).
       const decoy = this.unsubscribeLinks.url({
         contactId: new Types.ObjectId().toHexString(),

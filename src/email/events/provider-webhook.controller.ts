@@ -19,8 +19,9 @@ export class ProviderWebhookController {
   constructor(private readonly webhooks: ProviderWebhookService) {}
 
   /**
-   * Not rate-limited: the provider delivers a large campaign's events in bursts from a few addresses, and a
-   * request without a valid signature costs one HMAC before its 401.
+   * Outside the per-client budget: the provider delivers a large campaign's events in bursts from a few
+   * addresses. A request without a valid signature costs one HMAC and no JSON parse before its 401, and
+   * counts against its IP's budget of forged signatures (429 once used up; see webhook-signature.strategy.ts).
    */
   @Post('primary-provider')
   @HttpCode(HttpStatus.OK)
@@ -32,7 +33,7 @@ export class ProviderWebhookController {
   })
   @ApiBody({ schema: PROVIDER_EVENT_BODY })
   @ApiOkResponse({ type: WebhookResultView })
-  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   async primary(@SignedWebhook() webhook: SignedWebhookMessage): Promise<WebhookResultView> {
     return { success: true, ...(await this.webhooks.ingest(webhook)) };
   }

@@ -1,12 +1,18 @@
 import { BadRequestException, UnauthorizedException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { ThrottlerStorageService } from '@nestjs/throttler';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { ForgedSignatureBudget } from './forged-signature-budget';
 import { WebhookSignatureStrategy, type WebhookRequest } from './webhook-signature.strategy';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const storage = new ThrottlerStorageService();
 const strategyWith = (secret?: string) =>
-  new WebhookSignatureStrategy(new ConfigService(secret ? { WEBHOOK_SECRET: secret } : {}));
+  new WebhookSignatureStrategy(
+    new ConfigService(secret ? { WEBHOOK_SECRET: secret } : {}),
+    new ForgedSignatureBudget(storage),
+  );
 
 /** A request as the provider sends it: the body's bytes signed with `secret` at `sentAt`. */
 function signedRequest(
@@ -14,79 +20,84 @@ function signedRequest(
   { secret = SECRET, sentAt = new Date(), prefix = 'webhook', id = 'msg_2p5Yc' } = {},
 ): WebhookRequest {
   const signature = new Webhook(secret).sign(id, sentAt, body);
-  return {
+  // Each request from an address of its own: the forged-signature budget is tested end to end.
+  const request = {
     headers: {
       [`${prefix}-id`]: id,
       [`${prefix}-timestamp`]: String(Math.floor(sentAt.getTime() / 1000)),
       [`${prefix}-signature`]: signature,
     },
+    ip: `192.0.2.${(nextAddress = (nextAddress + 1) % 250)}`,
     rawBody: Buffer.from(body),
   };
+  return request as unknown as WebhookRequest & { headers: Record<string, string> };
 }
+let nextAddress = 0;
 
 const body = JSON.stringify({ type: 'email.delivered', data: { email_id: 'abc@mail.test' } });
 const minutes = (n: number) => new Date(Date.now() + n * 60_000);
 
 describe('WebhookSignatureStrategy', () => {
   const strategy = strategyWith(SECRET);
+  afterAll(() => storage.onApplicationShutdown());
 
-  it('accepts a correctly signed body and returns the id, time and parsed payload', () => {
+  it('accepts a correctly signed body and returns the id, time and parsed payload', async () => {
     const sentAt = new Date();
-    const message = strategy.validate(signedRequest(body, { sentAt }));
+    const message = await strategy.validate(signedRequest(body, { sentAt }));
     expect(message.id).toBe('msg_2p5Yc');
     expect(Math.floor(message.timestamp.getTime() / 1000)).toBe(Math.floor(sentAt.getTime() / 1000));
     expect(message.payload).toEqual(JSON.parse(body));
   });
 
-  it('accepts the svix-* header names', () => {
-    expect(strategy.validate(signedRequest(body, { prefix: 'svix' })).id).toBe('msg_2p5Yc');
+  it('accepts the svix-* header names', async () => {
+    expect((await strategy.validate(signedRequest(body, { prefix: 'svix' }))).id).toBe('msg_2p5Yc');
   });
 
-  it('accepts a timestamp within the 5-minute tolerance', () => {
-    expect(() => strategy.validate(signedRequest(body, { sentAt: minutes(-4) }))).not.toThrow();
+  it('accepts a timestamp within the 5-minute tolerance', async () => {
+    await expect(strategy.validate(signedRequest(body, { sentAt: minutes(-4) }))).resolves.toBeDefined();
   });
 
   it.each([
     ['older than 5 minutes', { sentAt: minutes(-6) }, /too old/],
     ['more than 5 minutes ahead', { sentAt: minutes(6) }, /too new/],
     ['signed with another secret', { secret: `whsec_${randomBytes(24).toString('base64')}` }, /signature/],
-  ])('refuses a message %s', (_label, options, message) => {
-    expect(() => strategy.validate(signedRequest(body, options))).toThrow(UnauthorizedException);
-    expect(() => strategy.validate(signedRequest(body, options))).toThrow(message);
+  ])('refuses a message %s', async (_label, options, message) => {
+    await expect(strategy.validate(signedRequest(body, options))).rejects.toThrow(UnauthorizedException);
+    await expect(strategy.validate(signedRequest(body, options))).rejects.toThrow(message);
   });
 
-  it('refuses a body changed after signing', () => {
+  it('refuses a body changed after signing', async () => {
     const request = signedRequest(body);
     request.rawBody = Buffer.from(body.replace('delivered', 'bounced'));
-    expect(() => strategy.validate(request)).toThrow(UnauthorizedException);
+    await expect(strategy.validate(request)).rejects.toThrow(UnauthorizedException);
   });
 
-  it('refuses a signature moved to another message id', () => {
+  it('refuses a signature moved to another message id', async () => {
     const request = signedRequest(body);
     request.headers['webhook-id'] = 'msg_other';
-    expect(() => strategy.validate(request)).toThrow(UnauthorizedException);
+    await expect(strategy.validate(request)).rejects.toThrow(UnauthorizedException);
   });
 
   it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])(
     'refuses a request without %s',
-    (name) => {
+    async (name) => {
       const request = signedRequest(body);
       delete request.headers[name];
-      expect(() => strategy.validate(request)).toThrow(/Missing webhook-id/);
+      await expect(strategy.validate(request)).rejects.toThrow(/Missing webhook-id/);
     },
   );
 
-  it('refuses a request whose raw body was not kept', () => {
+  it('refuses a request whose raw body was not kept', async () => {
     const request = signedRequest(body);
     delete request.rawBody;
-    expect(() => strategy.validate(request)).toThrow(UnauthorizedException);
+    await expect(strategy.validate(request)).rejects.toThrow(UnauthorizedException);
   });
 
-  it('refuses everything when WEBHOOK_SECRET is not set', () => {
-    expect(() => strategyWith(undefined).validate(signedRequest(body))).toThrow(/not configured/);
+  it('refuses everything when WEBHOOK_SECRET is not set', async () => {
+    await expect(strategyWith(undefined).validate(signedRequest(body))).rejects.toThrow(/not configured/);
   });
 
-  it('answers 400 for a correctly signed body that is not JSON', () => {
-    expect(() => strategy.validate(signedRequest('not json'))).toThrow(BadRequestException);
+  it('answers 400 for a correctly signed body that is not JSON', async () => {
+    await expect(strategy.validate(signedRequest('not json'))).rejects.toThrow(BadRequestException);
   });
 });

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EmailService } from '../email.service';
 import type { BatchPlan } from './batch-plan';
-import { assertRecipientsPlan, type RecipientsPlan } from './recipients-plan';
+import { type RecipientsPlan, splitRecipients } from './recipients-plan';
 
 export interface PlanOutcome {
   enqueued: number;
   alreadyQueued: number;
+  /** Recipients recorded as skipped (`EmailService.recordSkipped`) by this run; absent when none. */
+  skipped?: number;
 }
 
 /**
@@ -40,16 +42,25 @@ async function planRecipients(
   plan: RecipientsPlan,
   planJobId: string,
 ): Promise<PlanOutcome> {
-  assertRecipientsPlan(plan);
+  const { sendable, unsendable } = splitRecipients(plan);
+  // One message per address and plan, however often the plan runs.
+  const keyOf = (to: string) => `plan:${planJobId}:${to.trim().toLowerCase()}`;
   const jobs = await email.enqueueEmails(
-    plan.recipients.map((recipient) => ({
+    sendable.map((recipient) => ({
       message: { ...plan.message, to: recipient.to, variables: recipient.variables },
-      // One message per address and plan, however often the plan runs.
-      options: { idempotencyKey: `plan:${planJobId}:${recipient.to.trim().toLowerCase()}` },
+      options: { idempotencyKey: keyOf(recipient.to) },
     })),
+  );
+  const skips = await email.recordSkipped(
+    unsendable.map((to) => ({ message: { ...plan.message, to }, idempotencyKey: keyOf(to) })),
   );
   // An address listed twice maps to one job: count jobs, not list entries.
   const created = new Set(jobs.filter((job) => job.created).map((job) => job.id));
   const all = new Set(jobs.map((job) => job.id));
-  return { enqueued: created.size, alreadyQueued: all.size - created.size };
+  const skipped = new Set(skips.map((job) => job.id)).size;
+  return {
+    enqueued: created.size,
+    alreadyQueued: all.size - created.size,
+    ...(skipped > 0 ? { skipped } : {}),
+  };
 }

@@ -28,6 +28,8 @@ export interface NewJob {
   maxAttempts: number;
   appId: string | null;
   campaignId: string | null;
+  /** A job that is never to run: inserted `completed` with this result (a recipient a plan skips). */
+  skipped?: Record<string, unknown>;
 }
 
 export interface EnqueuedJob {
@@ -108,11 +110,13 @@ export class EmailJobStore {
     const unique = new Map<string, NewJob & { _id: ObjectId }>();
     for (const job of jobs)
       if (!unique.has(job.idempotencyKey)) unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
-    const docs = [...unique.values()].map((job) => ({
+    const docs = [...unique.values()].map(({ skipped, ...job }) => ({
       ...job,
-      status: 'pending',
       attempts: 0,
-      claimKey: claimKeyOf(job._id, 0),
+      ...(skipped
+        ? // Finished at birth: no claim key, so no worker ever takes it; retention removes it like any other.
+          { status: 'completed', result: skipped, completedAt: now, expiresAt: this.retention.expiresAt(now) }
+        : { status: 'pending', claimKey: claimKeyOf(job._id, 0) }),
       createdAt: now,
       updatedAt: now,
     }));

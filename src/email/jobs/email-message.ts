@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { isSendableAddress } from '../../common/validation/email-address';
 
 /**
  * One e-mail to send: literal content, or a stored template rendered at send time with `variables`.
@@ -42,25 +43,21 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-/** Where the service stops a message before it reaches the queue (DESIGN: limits on sizes). */
+/**
+ * Where the service stops a message before it reaches the queue (DESIGN: limits on sizes); the recipient's
+ * address follows the service's one address rule (`isSendableAddress`).
+ */
 export const MESSAGE_LIMITS = {
-  address: 254,
   subject: 998,
   body: 2_000_000,
   idempotencyKey: 200,
   maxAttempts: 20,
 } as const;
 
-const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
-
-export function isEmailAddress(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= MESSAGE_LIMITS.address && ADDRESS.test(value);
-}
-
 /** Rejects a message the worker could never send, naming the field (400 when it comes from a request). */
 export function assertSendable(message: EmailMessage, options: EnqueueOptions = {}): void {
   const problems: string[] = [];
-  if (!isEmailAddress(message.to)) problems.push('to must be an e-mail address');
+  if (!isSendableAddress(message.to)) problems.push('to must be an e-mail address');
   if (message.template) {
     if (typeof message.template.name !== 'string' || message.template.name.length === 0) {
       problems.push('template.name must be a non-empty string');

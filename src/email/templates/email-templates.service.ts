@@ -24,12 +24,8 @@ import {
   type TemplateLanguage,
   type TemplateSender,
 } from './schemas/email-template.schema';
-import {
-  renderEmailTemplate,
-  type RenderedEmail,
-  TemplateCompileError,
-  validateTemplateSources,
-} from './template-renderer';
+import { TemplateProblem } from './template-limits';
+import { renderEmailTemplate, type RenderedEmail, validateTemplateSources } from './template-renderer';
 
 const NOT_FOUND = 'Template not found';
 const COPY_SUFFIX = ' (copy)';
@@ -237,7 +233,7 @@ export class EmailTemplatesService {
         textTemplate: sources.textTemplate as string | undefined,
       });
     } catch (error) {
-      if (error instanceof TemplateCompileError) throw new BadRequestException(error.message);
+      if (error instanceof TemplateProblem) throw new BadRequestException(error.message);
       throw error;
     }
   }

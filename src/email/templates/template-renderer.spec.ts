@@ -1,12 +1,6 @@
-import { Types } from 'mongoose';
-import {
-  missingVariables,
-  renderEmailTemplate,
-  TEMPLATE_CACHE_SIZE,
-  TemplateCompileError,
-  templateCacheSize,
-  validateTemplateSources,
-} from './template-renderer';
+import { compiledTemplatesCached, COMPILE_CACHE_LIMITS, templateCompiles } from './template-compiler';
+import { TemplateProblem } from './template-limits';
+import { missingVariables, renderEmailTemplate, validateTemplateSources } from './template-renderer';
 
 const template = (overrides: Record<string, unknown> = {}) => ({
   subject: 'Hello {{firstName}} & co',
@@ -47,30 +41,26 @@ describe('renderEmailTemplate', () => {
     expect(out.text).toBe('|');
   });
 
-  it('caches by _id and updatedAt, and never serves a stale body', () => {
-    const _id = new Types.ObjectId();
-    const updatedAt = new Date();
-    const before = templateCacheSize();
-    expect(renderEmailTemplate(template({ _id, updatedAt, textTemplate: 'one' })).text).toBe('one');
-    expect(templateCacheSize()).toBe(before + 1);
-    expect(renderEmailTemplate(template({ _id, updatedAt, textTemplate: 'two' })).text).toBe('two');
-    const later = new Date(updatedAt.getTime() + 1);
-    expect(renderEmailTemplate(template({ _id, updatedAt: later, textTemplate: 'three' })).text).toBe(
-      'three',
-    );
+  it('compiles a content once, whatever template carries it', () => {
+    const content = template({ textTemplate: `once ${Math.random()}` });
+    renderEmailTemplate(content);
+    const compiles = templateCompiles();
+    expect(renderEmailTemplate({ ...content }).text).toBe(content.textTemplate);
+    expect(templateCompiles()).toBe(compiles);
+    expect(renderEmailTemplate({ ...content, textTemplate: 'two' }).text).toBe('two');
+    expect(templateCompiles()).toBe(compiles + 1);
   });
 
   it('bounds the cache', () => {
-    const updatedAt = new Date();
-    for (let i = 0; i < TEMPLATE_CACHE_SIZE + 10; i += 1)
-      renderEmailTemplate(template({ _id: new Types.ObjectId(), updatedAt }));
-    expect(templateCacheSize()).toBe(TEMPLATE_CACHE_SIZE);
+    for (let i = 0; i < COMPILE_CACHE_LIMITS.entries + 10; i += 1)
+      renderEmailTemplate(template({ textTemplate: `bound ${i}` }));
+    expect(compiledTemplatesCached()).toBe(COMPILE_CACHE_LIMITS.entries);
   });
 
-  it('names the field of a run-time failure', () => {
+  it('refuses an unknown helper when the template is compiled, naming the field', () => {
     expect(() =>
       renderEmailTemplate(template({ textTemplate: '{{#if x}}{{nope y}}{{/if}}' }), { x: 1 }),
-    ).toThrow(/^textTemplate: Missing helper: "nope"/);
+    ).toThrow(/^textTemplate: .*unknown helper nope/);
   });
 });
 
@@ -92,10 +82,10 @@ describe('validateTemplateSources', () => {
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(TemplateCompileError);
-    expect((caught as TemplateCompileError).field).toBe(field);
+    expect(caught).toBeInstanceOf(TemplateProblem);
+    expect((caught as TemplateProblem).field).toBe(field);
     expect((caught as Error).message).toMatch(
-      new RegExp(`^${field}: (Parse error|Missing helper|.*doesn't match)`),
+      new RegExp(`^${field}: (Parse error|.*unknown helper|.*doesn't match)`),
     );
   });
 });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { redirectTarget } from './redirect-target';
 
 /** Reads the link table of a campaign (its URLs in order), or null for an unknown campaign. */
 export type LinkTableSource = (campaignId: string) => Promise<readonly string[] | null>;
@@ -9,12 +10,14 @@ const CACHE_SIZE = 1_000;
 /**
  * Where a click goes: the URL stored with the campaign's link table, never one from the token or the query.
  * The newsletter module owns campaigns and registers the lookup at start-up (like batch planners), so the
- * e-mail engine does not depend on it.
+ * e-mail engine does not depend on it. Tables are stored normalised; those stored before that was the rule
+ * are normalised here, once per table read, and a link that cannot be (no URL, or not one a `Location`
+ * header can carry) is not followed: the click is answered like an unknown link, never with a broken header.
  */
 @Injectable()
 export class ClickTargets {
   private source: LinkTableSource | null = null;
-  private readonly cache = new Map<string, readonly string[]>();
+  private readonly cache = new Map<string, readonly (string | null)[]>();
 
   register(source: LinkTableSource): void {
     if (this.source) throw new Error('A link table source is already registered');
@@ -26,7 +29,7 @@ export class ClickTargets {
     if (!links) {
       const found = (await this.source?.(campaignId)) ?? null;
       if (!found) return null;
-      links = found;
+      links = found.map((link) => redirectTarget(link));
       if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(campaignId, links);
     }

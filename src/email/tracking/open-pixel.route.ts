@@ -28,7 +28,8 @@ const OPEN_PIXEL_DOC: DirectRoute['openApi'] = {
   summary: 'Open pixel: a 1×1 GIF, records an opened event',
   description:
     'Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token ' +
-    'from an invalid one. A genuine token records an `opened` event (buffered, written within a second).',
+    'from an invalid one. A genuine token records an `opened` event (buffered, written within a second), ' +
+    "except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.",
   tags: ['Tracking'],
   parameters: [
     {
@@ -51,7 +52,8 @@ const OPEN_PIXEL_DOC: DirectRoute['openApi'] = {
  * `GET /o/{token}` (DESIGN "Tracking"): fetched once per opened campaign mail, often in bursts by
  * mail-privacy proxies, so Fastify answers it directly (DirectRoutes): no guard (it is public), no pipe (its
  * one parameter is checked by the token's signature), no throttle (a proxy fetches for many readers from
- * one address; the event buffer's cap bounds what a flood can cost). The event is buffered, never awaited.
+ * one address). What a flood can cost is bounded by the event buffer's cap, and a replayed token by the
+ * replay window and its message's cap (TrackingEvents). The event is buffered, never awaited.
  */
 @Injectable()
 export class OpenPixelRoute {

@@ -7,9 +7,20 @@ describe('tracked HTML', () => {
       '<a href="mailto:x@y.test">M</a><a href="#top">T</a><a href="{{unsubscribeUrl}}">U</a>' +
       '<a href="https://c.test/?e={{email}}">C</a><img src="https://img.test/i.png">';
     const split = splitAtLinks(html);
-    expect(split.links).toEqual(['https://a.test/x?y=1&z=2', 'http://b.test']);
+    expect(split.links).toEqual(['https://a.test/x?y=1&z=2', 'http://b.test/']);
     expect(joinWithLinks(split, ['L0', 'L1'])).toBe(
       html.replace('https://a.test/x?y=1&amp;z=2', 'L0').replace('http://b.test', 'L1'),
+    );
+  });
+
+  it('stores links normalised and leaves those that cannot be untracked', () => {
+    const html =
+      '<a href="https://例え.jp/">A</a><a href="https://exa mple.test/">B</a>' +
+      '<a href="https://shop.test/café\nx">C</a>';
+    const split = splitAtLinks(html);
+    expect(split.links).toEqual(['https://xn--r8jz45g.jp/', 'https://shop.test/caf%C3%A9x']);
+    expect(joinWithLinks(split, ['L0', 'L1'])).toBe(
+      '<a href="L0">A</a><a href="https://exa mple.test/">B</a><a href="L1">C</a>',
     );
   });
 

@@ -1,8 +1,11 @@
 import type { Model } from 'mongoose';
 import type { AnalyticsCounters } from '../events/analytics-counters';
 import { EmailEventLedger } from '../events/email-event-ledger';
+import { ReplayWindow } from './replay-window';
 import type { EmailEvent } from './schemas/email-event.schema';
+import type { TrackedMessages } from './tracked-messages';
 import { type TrackingEvent, TrackingEvents } from './tracking-events';
+import { DEFAULT_TRACKING_LIMITS } from './tracking-limits';
 
 /** A collection whose inserts follow a script: the buffer's retry logic, without a database. */
 function scriptedCollection(script: ((docs: { _id: unknown }[]) => void)[]) {
@@ -21,6 +24,15 @@ function scriptedCollection(script: ((docs: { _id: unknown }[]) => void)[]) {
   const counted: string[] = [];
   const ledger = new EmailEventLedger(model, { countOrLog } as unknown as AnalyticsCounters);
   return { ledger, stored, insertMany, counted };
+}
+
+/** The buffer with the real replay window and a per-message cap that admits everything (or as told). */
+function buffer(
+  ledger: EmailEventLedger,
+  admit = (events: TrackingEvent[]): Promise<TrackingEvent[]> => Promise.resolve(events),
+) {
+  const messages = { admit: jest.fn(admit) } as unknown as TrackedMessages;
+  return new TrackingEvents(ledger, new ReplayWindow(DEFAULT_TRACKING_LIMITS), messages);
 }
 
 const event = (contactId: string): TrackingEvent => ({
@@ -42,7 +54,7 @@ describe('TrackingEvents', () => {
         throw new Error('connection reset');
       },
     ]);
-    const events = new TrackingEvents(ledger);
+    const events = buffer(ledger);
     events.record(event('p1'));
     events.record(event('p2'));
     await events.flush();
@@ -63,7 +75,7 @@ describe('TrackingEvents', () => {
         throw Object.assign(new Error('E11000'), { writeErrors: [{ code: 11000, index: 0 }] });
       },
     ]);
-    const events = new TrackingEvents(ledger);
+    const events = buffer(ledger);
     events.record(event('p1'));
     events.record(event('p2'));
     await events.flush();
@@ -76,7 +88,7 @@ describe('TrackingEvents', () => {
 
   it('works out deferred events when it writes, in the order they came, and records nothing for null', async () => {
     const { ledger, stored } = scriptedCollection([]);
-    const events = new TrackingEvents(ledger);
+    const events = buffer(ledger);
     const resolve = jest.fn((contactId: string | null) => (contactId ? event(contactId) : null));
     events.recordLater(() => resolve('p1'));
     events.recordLater(() => resolve(null));
@@ -90,7 +102,7 @@ describe('TrackingEvents', () => {
 
   it('works deferred events out 500 at a time, so forged ones never pile up', async () => {
     const { ledger, insertMany } = scriptedCollection([]);
-    const events = new TrackingEvents(ledger);
+    const events = buffer(ledger);
     const forged = jest.fn(() => null);
     for (let i = 0; i < 1_250; i += 1) events.recordLater(forged);
     expect(forged).toHaveBeenCalledTimes(1_000);
@@ -101,7 +113,7 @@ describe('TrackingEvents', () => {
 
   it('counts a deferred event that throws as lost and still writes the others of its batch', async () => {
     const { ledger, stored } = scriptedCollection([]);
-    const events = new TrackingEvents(ledger);
+    const events = buffer(ledger);
     events.recordLater(() => event('p1'));
     events.recordLater(() => {
       throw new Error('broken');
@@ -122,12 +134,54 @@ describe('TrackingEvents', () => {
         });
       },
     ]);
-    const events = new TrackingEvents(ledger);
+    const events = buffer(ledger);
     events.record(event('p1'));
     events.record(event('p2'));
     await events.flush();
     await events.flush();
     expect(insertMany).toHaveBeenCalledTimes(1);
     expect(counted).toHaveLength(0);
+  });
+
+  it('leaves out an open repeated within the window, recorded or deferred; a later one counts again', async () => {
+    const { ledger, stored } = scriptedCollection([]);
+    const events = buffer(ledger);
+    const at = (ms: number) => ({ ...event('p1'), createdAt: new Date(1_700_000_000_000 + ms) });
+    events.record(at(0));
+    events.recordLater(() => at(1_000));
+    events.record({ ...at(2_000), automated: true });
+    events.recordLater(() => at(DEFAULT_TRACKING_LIMITS.replayWindowMs));
+    events.record(event('p2'));
+    await events.flush();
+    const written = [...stored.values()] as TrackingEvent[];
+    expect(written.map((e) => [e.contactId, e.automated])).toEqual([
+      ['p1', false],
+      ['p1', true],
+      ['p1', false],
+      ['p2', false],
+    ]);
+  });
+
+  it('writes only the events the per-message cap admits, and puts back only those after a failure', async () => {
+    const { ledger, stored } = scriptedCollection([
+      () => {
+        throw new Error('connection reset');
+      },
+    ]);
+    const contacts = (batch: unknown[]) => batch.map((e) => (e as TrackingEvent).contactId);
+    const admit = jest.fn((batch: TrackingEvent[]) =>
+      Promise.resolve(batch.filter((e) => e.contactId !== 'p1')),
+    );
+    const events = buffer(ledger, admit);
+    events.record(event('p1'));
+    events.record(event('p2'));
+    events.record(event('p3'));
+    await events.flush();
+    await events.flush();
+    expect(admit.mock.calls.map(([batch]) => contacts(batch))).toEqual([
+      ['p1', 'p2', 'p3'],
+      ['p2', 'p3'],
+    ]);
+    expect(contacts([...stored.values()])).toEqual(['p2', 'p3']);
   });
 });

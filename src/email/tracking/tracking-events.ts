@@ -7,7 +7,9 @@ import {
 } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { EmailEventLedger, type NewEmailEvent } from '../events/email-event-ledger';
+import { ReplayWindow } from './replay-window';
 import type { EmailEvent } from './schemas/email-event.schema';
+import { TrackedMessages } from './tracked-messages';
 
 export type TrackingEvent = Omit<EmailEvent, '_id'>;
 /** An event as buffered: its id is fixed when it is recorded, so writing it again cannot count it twice. */
@@ -35,6 +37,10 @@ function withId(event: TrackingEvent): BufferedEvent {
  * answers without waiting for the database), and the worker's `sent` events off the send path (SentEvents).
  * Events collect in memory and are written through the ledger (one insert, then the analytics counters)
  * every second, when a batch fills, and at shutdown (nothing buffered is lost on SIGTERM).
+ *
+ * Replays are not events (docs/decisions.md, "Issue 24: tracking replays"): an open or click repeated
+ * within the replay window never enters the buffer (ReplayWindow, a lookup in memory), and when a batch is
+ * written, opens and clicks beyond their message's cap are left out (TrackedMessages, in the database).
  */
 @Injectable()
 export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, OnModuleDestroy {
@@ -46,7 +52,11 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
   private timer: NodeJS.Timeout | null = null;
   private dropped = 0;
 
-  constructor(private readonly ledger: EmailEventLedger) {}
+  constructor(
+    private readonly ledger: EmailEventLedger,
+    private readonly replays: ReplayWindow,
+    private readonly messages: TrackedMessages,
+  ) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
@@ -61,6 +71,7 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
     // Events keep the order they happened in: those still to be worked out go first.
     this.resolvePending();
     for (const event of events) {
+      if (!this.replays.admits(event)) continue;
       if (this.buffer.length >= MAX_BUFFERED_EVENTS) {
         this.dropped += 1;
         continue;
@@ -74,7 +85,7 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
    * An event worked out when the buffer is next written, not while the client waits: the open pixel answers
    * the same GIF for any token, so checking the token's signature (an HMAC) can wait, and a batch of checks
    * in one loop costs less than the same checks spread between requests. `resolve` returns null to record
-   * nothing (a forged token).
+   * nothing (a forged token); a replay is left out then too.
    */
   recordLater(resolve: () => TrackingEvent | null): void {
     if (this.buffer.length + this.pending.length >= MAX_BUFFERED_EVENTS) {
@@ -119,12 +130,14 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
     if (dropped > 0) this.logger.warn(`${dropped} tracking event(s) dropped: the buffer was full`);
     for (let i = 0; i < batch.length; i += INSERT_BATCH) {
       const slice = batch.slice(i, i + INSERT_BATCH);
+      let admitted = slice;
       try {
-        await this.ledger.append(slice);
+        admitted = await this.messages.admit(slice);
+        await this.ledger.append(admitted);
       } catch (error) {
-        const kept = this.requeue(slice);
+        const kept = this.requeue(admitted);
         this.logger.error(
-          `${slice.length} tracking event(s) not written (${kept} kept for the next flush): ${(error as Error).message}`,
+          `${admitted.length} tracking event(s) not written (${kept} kept for the next flush): ${(error as Error).message}`,
         );
       }
     }
@@ -141,7 +154,7 @@ export class TrackingEvents implements OnModuleInit, BeforeApplicationShutdown, 
     for (const resolve of pending) {
       try {
         const event = resolve();
-        if (event) this.buffer.push(withId(event));
+        if (event && this.replays.admits(event)) this.buffer.push(withId(event));
       } catch {
         failed += 1;
       }

@@ -11,7 +11,8 @@ import { TrackingEvents } from './tracking-events';
 /**
  * The click redirects of campaign mail (DESIGN "Tracking"): 302 only to the URL stored in the campaign's link
  * table for a genuine token, 404 otherwise (no open redirect). Events are buffered. The open pixel is
- * answered by Fastify directly (open-pixel.route.ts).
+ * answered by Fastify directly (open-pixel.route.ts). HEAD (which Fastify answers with this GET handler) gets
+ * the same redirect but is no click: link checkers and previews send it, a person following a link does not.
  */
 @ApiTags('Tracking')
 @Controller()
@@ -29,7 +30,12 @@ export class TrackingController {
     summary: 'Click redirect: 302 to the link stored with the campaign',
   })
   @ApiParam({ name: 'token', description: 'Signed click token' })
-  @ApiResponse({ status: HttpStatus.FOUND, description: 'Redirect to the original URL (Location header)' })
+  @ApiResponse({
+    status: HttpStatus.FOUND,
+    description:
+      'Redirect to the stored URL (Location header). A GET records a `clicked` event, except a repeat of ' +
+      "the same link within a minute or beyond the message's 50th click; HEAD records nothing.",
+  })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async click(
     @Param('token') token: string,
@@ -39,9 +45,11 @@ export class TrackingController {
     const target = this.links.readClick(token);
     const url = target ? await this.targets.urlOf(target.campaignId, target.linkIndex) : null;
     if (!target || !url) throw new NotFoundException('Link not found');
-    this.events.record(
-      trackingEvent(target, 'clicked', userAgent, new Date(), { linkIndex: target.linkIndex, url }),
-    );
+    if (reply.request.method === 'GET') {
+      this.events.record(
+        trackingEvent(target, 'clicked', userAgent, new Date(), { linkIndex: target.linkIndex, url }),
+      );
+    }
     return reply.status(HttpStatus.FOUND).header('cache-control', 'no-store').redirect(url);
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PaginationQueryDto, SORT_ORDERS, type SortOrderName } from '../../common/pagination/pagination';
 import { PRIORITIES, type Priority } from '../../common/priority';
 import {
@@ -14,6 +14,7 @@ import {
   MESSAGE_MAX,
   SUBJECT_MAX,
 } from '../schemas/feedback.schema';
+import { IsEmailAddress } from '../../common/validation/email-address';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -34,7 +35,7 @@ export class CreateFeedbackDto {
   @MaxLength(MESSAGE_MAX)
   message: string;
 
-  @ApiPropertyOptional({ format: 'email' }) @IsOptional() @IsEmail() @MaxLength(254) email?: string;
+  @ApiPropertyOptional({ format: 'email' }) @IsOptional() @IsEmailAddress() email?: string;
 }
 
 export class UpdateFeedbackDto {

@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
+import { isSendableAddress } from '../../common/validation/email-address';
 import { ContactsService, type AudienceMember } from '../../contacts/contacts.service';
 import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
 import { EmailService } from '../../email/email.service';
@@ -23,8 +24,9 @@ export interface CampaignPlan extends BatchPlan {
 
 /**
  * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience in `_id` order
- * with one database cursor, PLAN_BATCH_SIZE people at a time: skips suppressed addresses (one query per
- * batch), queues each person's message (address, variables, unsubscribe link: `CampaignComposer` renders
+ * with one database cursor, PLAN_BATCH_SIZE people at a time: records people whose stored address breaks the
+ * address rule as skipped (`EmailService.recordSkipped`: a finished job each, counted as `failed`), skips
+ * suppressed addresses (one query per batch), queues each person's message (address, variables, unsubscribe link: `CampaignComposer` renders
  * it with its tracking links when it is sent) with idempotency keys `campaign:<id>:<person>` in one insert
  * per batch, then checkpoints the last `_id` on the campaign. A plan that dies is run again by the engine
  * and resumes after the checkpoint: the batch in flight is queued again, and its keys turn it into no new
@@ -55,18 +57,29 @@ export class CampaignPlanner implements OnModuleInit {
     if (!campaign || campaign.status !== 'sending') return outcome;
     const campaignId = String(campaign._id);
     const audience = this.contacts.audience(campaign.appId, campaign.planCursor, PLAN_BATCH_SIZE);
+    const keyOf = (person: AudienceMember) => `campaign:${campaignId}:${person._id}`;
     for await (const people of audience) {
-      const suppressed = await this.suppression.reasonsFor(people.map((person) => person.email));
-      const items = people
+      // Addresses stored before the address rule: recorded as skipped, so one of them cannot fail the batch.
+      const unsendable = people.filter((person) => !isSendableAddress(person.email));
+      const sendable = people.filter((person) => isSendableAddress(person.email));
+      const suppressed = await this.suppression.reasonsFor(sendable.map((person) => person.email));
+      const items = sendable
         .filter((person) => !suppressed.has(person.email))
         .map((person) => ({
           message: this.messageFor(campaign, person),
-          options: { idempotencyKey: `campaign:${campaignId}:${person._id}` },
+          options: { idempotencyKey: keyOf(person) },
         }));
       const jobs = items.length > 0 ? await this.email.enqueueEmails(items) : [];
       const created = jobs.filter((job) => job.created).length;
       outcome.enqueued += created;
       outcome.alreadyQueued += jobs.length - created;
+      const skips = await this.email.recordSkipped(
+        unsendable.map((person) => ({
+          message: { to: person.email, appId: campaign.appId, campaignId, contactId: person._id },
+          idempotencyKey: keyOf(person),
+        })),
+      );
+      if (skips.length > 0) outcome.skipped = (outcome.skipped ?? 0) + skips.length;
       await this.checkpoint(campaignId, people[people.length - 1]._id);
     }
     // Informational: the campaign completes once the plan job itself is recorded `completed` (the recount

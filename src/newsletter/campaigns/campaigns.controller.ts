@@ -23,6 +23,7 @@ import {
 } from '../../common/swagger/envelope.decorators';
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 import { CampaignHoldsListener } from './campaign-holds.listener';
+import { OUTSIDE_TESTS_PER_WINDOW } from './campaign-test-recipients';
 import { CampaignsService } from './campaigns.service';
 import {
   CampaignResumeView,
@@ -107,11 +108,26 @@ export class CampaignsController {
 
   @Post(':id/test')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ operationId: 'testCampaign', summary: 'Send one test copy to an address' })
+  @ApiOperation({
+    operationId: 'testCampaign',
+    summary: 'Send one test copy of a draft to an address (409 once sent)',
+    description:
+      `To a user of this service, or to any other address at most ${OUTSIDE_TESTS_PER_WINDOW} times per ` +
+      'hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the ' +
+      '`List-Unsubscribe` headers, like the campaign’s own messages.',
+  })
   @ApiOkEnvelope(CampaignTestView, { withMessage: true })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async test(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: TestCampaignDto) {
-    return ok(await this.campaigns.test(appId, id, dto.email), `Test e-mail queued for ${dto.email}`);
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.TOO_MANY_REQUESTS)
+  async test(
+    @Param('appId') appId: string,
+    @Param('id') id: string,
+    @Body() dto: TestCampaignDto,
+    @CurrentUser() user: AuthUser,
+  ) {
+    return ok(
+      await this.campaigns.test(appId, id, dto.email, user.id),
+      `Test e-mail queued for ${dto.email}`,
+    );
   }
 
   /** Resuming a campaign the complaint guard held is an admin's decision (its complaints are high). */

@@ -6,6 +6,7 @@ import { EmailModule } from '../../email/email.module';
 import { CampaignComposer } from './campaign-composer';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { CampaignPlanner } from './campaign-planner';
+import { CampaignTestRecipients } from './campaign-test-recipients';
 import { CampaignProgress } from './campaign-progress';
 import { NewsletterTemplatesModule } from '../templates/newsletter-templates.module';
 import { NewsletterTemplatesService } from '../templates/newsletter-templates.service';
@@ -13,6 +14,7 @@ import { CAMPAIGN_TEMPLATE_SOURCE } from './campaign-template-source';
 import { CampaignsController } from './campaigns.controller';
 import { CampaignsService } from './campaigns.service';
 import { Campaign, CampaignSchema } from './schemas/campaign.schema';
+import { UsersModule } from '../../users/users.module';
 
 /**
  * Newsletter campaigns (DESIGN "Campaigns"): the admin routes, the `campaign` batch planner, the `campaign`
@@ -26,6 +28,7 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
     ContactsModule,
     EmailModule,
     NewsletterTemplatesModule,
+    UsersModule,
   ],
   controllers: [CampaignsController],
   providers: [
@@ -34,6 +37,7 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
     CampaignComposer,
     CampaignHoldsListener,
     CampaignProgress,
+    CampaignTestRecipients,
     { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
   ],
 })

@@ -7,12 +7,17 @@ import { findPage } from '../../common/pagination/pagination';
 import { findScoped } from '../../common/tenancy/scoped';
 import { EmailService } from '../../email/email.service';
 import { CAMPAIGN_TEMPLATE_SOURCE, type CampaignTemplateSource } from './campaign-template-source';
-import { CampaignRenderer, templateProblem } from './campaign-renderer';
+import { ContactsService } from '../../contacts/contacts.service';
+import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
+import { TemplateProblem } from '../../email/templates/template-limits';
+import { type CampaignContent, CampaignRenderer, templateProblem } from './campaign-renderer';
+import { CampaignTestRecipients } from './campaign-test-recipients';
 import type { CreateCampaignDto, ListCampaignsQuery, UpdateCampaignDto } from './dto/campaign.dto';
 import { Campaign } from './schemas/campaign.schema';
 
 const NOT_FOUND = 'Campaign not found';
 const NOT_A_DRAFT = 'Only a draft campaign can be changed, deleted or sent';
+const NOT_A_DRAFT_TEST = 'Only a draft campaign can be sent as a test';
 /** Test copies go before campaign mail in the queue (transactional). */
 const TEST_PRIORITY = 10;
 
@@ -28,6 +33,9 @@ export class CampaignsService {
     private readonly apps: AppsService,
     private readonly email: EmailService,
     @Inject(CAMPAIGN_TEMPLATE_SOURCE) private readonly templates: CampaignTemplateSource,
+    private readonly testRecipients: CampaignTestRecipients,
+    private readonly contacts: ContactsService,
+    private readonly unsubscribeLinks: UnsubscribeLinks,
   ) {}
 
   async list(
@@ -84,7 +92,8 @@ export class CampaignsService {
    */
   async send(appId: string, id: string): Promise<{ status: 'sending'; jobId: string }> {
     const draft = await this.get(appId, id);
-    const { links } = new CampaignRenderer(draft, true);
+    // Content saved before the template limits existed is checked here, before anything is queued.
+    const { links } = rendererOf(draft, true);
     const sending = await this.campaigns
       .findOneAndUpdate(
         { _id: draft._id, appId, status: 'draft' },
@@ -120,19 +129,30 @@ export class CampaignsService {
   }
 
   /**
-   * One copy to `email`, subject marked as a test, whatever the campaign's status. Transactional (DESIGN
-   * "Who gets what": suppression only), without tracking or unsubscribe link, and not in the statistics.
+   * One copy of a draft to `email`, subject marked as a test: to a user of this service, or within the
+   * sender's small budget for other addresses (CampaignTestRecipients). Sent like a campaign message
+   * (the recipient's unsubscribe link in `{{unsubscribeUrl}}` and in the `List-Unsubscribe` headers) but
+   * transactional (DESIGN "Who gets what": suppression only), without tracking, and not in the statistics.
+   * Only a draft: once sent, its content is fixed and a copy proofs nothing.
    */
-  async test(appId: string, id: string, email: string): Promise<{ jobId: string }> {
+  async test(appId: string, id: string, email: string, userId: string): Promise<{ jobId: string }> {
     const campaign = await this.get(appId, id);
-    const rendered = new CampaignRenderer(campaign, false).render({
-      firstName: null,
-      lastName: null,
-      email,
-      unsubscribeUrl: '',
-    });
+    if (campaign.status !== 'draft') throw new ConflictException(NOT_A_DRAFT_TEST);
+    // Compiled (or found compiled) before anything is counted: a refused template costs no budget.
+    const renderer = rendererOf(campaign, false);
+    await this.testRecipients.admit(userId, email);
+    const contact = await this.contacts.findOrCreate(email);
+    const unsubscribeUrl = this.unsubscribeLinks.url({ contactId: String(contact._id), appId });
+    const rendered = renderer.render({ firstName: null, lastName: null, email, unsubscribeUrl });
     const job = await this.email.enqueueEmail(
-      { to: email, appId, subject: `[Test] ${rendered.subject}`, html: rendered.html, text: rendered.text },
+      {
+        to: email,
+        appId,
+        subject: `[Test] ${rendered.subject}`,
+        html: rendered.html,
+        text: rendered.text,
+        unsubscribeUrl,
+      },
       { priority: TEST_PRIORITY },
     );
     return { jobId: job.id };
@@ -168,6 +188,16 @@ export class CampaignsService {
         dto.textContent ?? (dto.htmlContent === undefined ? (template?.textContent ?? null) : null),
       templateId: dto.templateId ?? null,
     };
+  }
+}
+
+/** The renderer of a campaign's content; a field over a limit or not compiling is a 400 naming it. */
+function rendererOf(content: CampaignContent, tracked: boolean): CampaignRenderer {
+  try {
+    return new CampaignRenderer(content, tracked);
+  } catch (error) {
+    if (error instanceof TemplateProblem) throw new BadRequestException(error.message);
+    throw error;
   }
 }
 

@@ -1,16 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsEmail,
-  IsIn,
-  IsOptional,
-  IsString,
-  IsUrl,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
 import { SubscriptionView, toSubscriptionView } from '../../contacts/dto/contact.dto';
 import {
   type Contact,
@@ -22,10 +12,9 @@ import {
   type SubscriptionStatus,
 } from '../../contacts/schemas/contact.schema';
 import { PaginationQueryDto } from '../../common/pagination/pagination';
+import { EMAIL_ADDRESS_MAX, IsEmailAddress } from '../../common/validation/email-address';
 import { Omittable } from '../../common/validation/omittable.decorator';
 
-export const EMAIL_MIN = 5;
-export const EMAIL_MAX = 254;
 export const SEARCH_MAX = 100;
 /** Entries of one import request (spec); larger files are sent in several requests. */
 export const IMPORT_MAX = 10_000;
@@ -34,12 +23,9 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 
 /** The person's own signup through the app's backend (`POST /{appId}/newsletter/subscribe`). */
 export class SubscribeDto {
-  @ApiProperty({ format: 'email', minLength: EMAIL_MIN, maxLength: EMAIL_MAX })
+  @ApiProperty({ format: 'email', maxLength: EMAIL_ADDRESS_MAX })
   @Transform(trim)
-  @IsString()
-  @MinLength(EMAIL_MIN)
-  @MaxLength(EMAIL_MAX)
-  @IsEmail()
+  @IsEmailAddress()
   email: string;
 
   @ApiPropertyOptional({ maxLength: NAME_MAX })
@@ -66,12 +52,9 @@ export class SubscribeResult {
 
 /** An admin adds one person to the app's newsletter. */
 export class CreateSubscriberDto {
-  @ApiProperty({ format: 'email', minLength: EMAIL_MIN, maxLength: EMAIL_MAX })
+  @ApiProperty({ format: 'email', maxLength: EMAIL_ADDRESS_MAX })
   @Transform(trim)
-  @IsString()
-  @MinLength(EMAIL_MIN)
-  @MaxLength(EMAIL_MAX)
-  @IsEmail()
+  @IsEmailAddress()
   email: string;
 
   @ApiPropertyOptional({
@@ -92,7 +75,7 @@ export class CreateSubscriberDto {
 
 /** One entry of an import, documented here and checked by `subscriber-import-entry.ts` (not class-validator). */
 export class ImportSubscriberEntry {
-  @ApiProperty({ format: 'email', minLength: EMAIL_MIN, maxLength: EMAIL_MAX }) email: string;
+  @ApiProperty({ format: 'email', maxLength: EMAIL_ADDRESS_MAX }) email: string;
   @ApiPropertyOptional({ maxLength: NAME_MAX }) firstName?: string;
   @ApiPropertyOptional({ enum: LOCALES }) locale?: Locale;
 }

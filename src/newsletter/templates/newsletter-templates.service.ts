@@ -1,8 +1,9 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import { findScoped, updateScoped } from '../../common/tenancy/scoped';
+import { type CampaignContent, templateProblem } from '../campaigns/campaign-renderer';
 import type { CreateNewsletterTemplateDto, UpdateNewsletterTemplateDto } from './dto/newsletter-template.dto';
 import { NewsletterTemplate } from './schemas/newsletter-template.schema';
 
@@ -38,11 +39,13 @@ export class NewsletterTemplatesService {
     createdBy: string,
   ): Promise<NewsletterTemplate> {
     await this.apps.requireApp(appId);
+    assertCompiles(dto);
     const created = await this.templates.create({ ...dto, appId, createdBy });
     return created.toObject<NewsletterTemplate>();
   }
 
   update(appId: string, id: string, dto: UpdateNewsletterTemplateDto): Promise<NewsletterTemplate> {
+    assertCompiles(dto);
     return updateScoped(this.templates, appId, id, { ...dto }, NEWSLETTER_TEMPLATE_NOT_FOUND);
   }
 
@@ -63,4 +66,13 @@ export class NewsletterTemplatesService {
       .lean<NewsletterTemplateContent>()
       .exec();
   }
+}
+
+/**
+ * A template's content is a campaign's content to be: the same limits and compile rules (campaign-renderer.ts),
+ * so a campaign created from it never fails on them. A 400 names the field.
+ */
+function assertCompiles(content: Partial<CampaignContent>): void {
+  const problem = templateProblem(content);
+  if (problem) throw new BadRequestException(problem);
 }

@@ -1,23 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
-  IsEmail,
   IsIn,
-  IsInt,
   IsISO8601,
   IsMongoId,
   IsNotEmpty,
   IsOptional,
   IsString,
-  IsUrl,
-  Matches,
   MaxLength,
-  Min,
-  ValidateNested,
 } from 'class-validator';
 import { PaginationQueryDto, SORT_ORDERS } from '../../common/pagination/pagination';
 import {
@@ -29,10 +23,10 @@ import {
   type TicketStatus,
   type TicketTopic,
 } from '../schemas/ticket.schema';
+import { IsEmailAddress } from '../../common/validation/email-address';
 
 export const SUBJECT_MAX_LENGTH = 200;
 export const SEARCH_MAX_LENGTH = 100;
-export const MAX_HOSTED_ATTACHMENTS = 5;
 export const MAX_BULK_DELETE = 100;
 export const TICKET_SORT_FIELDS = ['createdAt', 'updatedAt', 'priority', 'status', 'subject'] as const;
 export type TicketSortField = (typeof TICKET_SORT_FIELDS)[number];
@@ -41,27 +35,9 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 const lowerTrim = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim().toLowerCase() : value;
 
-/** An attachment already hosted elsewhere, named by its http(s) URL (JSON bodies only). */
-export class HostedAttachmentInput {
-  @ApiProperty({ format: 'uri' })
-  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
-  @MaxLength(2048)
-  url: string;
-
-  @ApiProperty() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(255) filename: string;
-
-  @ApiProperty({ example: 'image/png' })
-  @IsString()
-  @Matches(/^[\w.+-]+\/[\w.+-]+$/, { message: 'mimetype must be a MIME type such as image/png' })
-  @MaxLength(100)
-  mimetype: string;
-
-  @ApiProperty({ minimum: 0 }) @IsInt() @Min(0) size: number;
-}
-
 /** `POST /{appId}/tickets` as JSON, and the fields of its multipart form. */
 export class CreateTicketDto {
-  @ApiProperty({ format: 'email' }) @Transform(lowerTrim) @IsEmail() @MaxLength(254) email: string;
+  @ApiProperty({ format: 'email' }) @Transform(lowerTrim) @IsEmailAddress() email: string;
 
   @ApiProperty({ maxLength: SUBJECT_MAX_LENGTH })
   @Transform(trim)
@@ -89,17 +65,24 @@ export class CreateTicketDto {
 
   @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MaxLength(100) shopId?: string;
 
+  /**
+   * Named by the spec, but a client cannot supply attachments: they are the files uploaded with the ticket
+   * (multipart `files`), described from the stored file (docs/decisions.md "Issue 24: edges").
+   */
   @ApiPropertyOptional({
-    type: [HostedAttachmentInput],
-    maxItems: MAX_HOSTED_ATTACHMENTS,
-    description: 'JSON only: files already hosted elsewhere. Multipart requests upload files instead.',
+    type: 'array',
+    items: {},
+    maxItems: 0,
+    description:
+      'Only an empty list: attachments are the files uploaded with the ticket (multipart/form-data `files`).',
   })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(MAX_HOSTED_ATTACHMENTS)
-  @ValidateNested({ each: true })
-  @Type(() => HostedAttachmentInput)
-  attachments?: HostedAttachmentInput[];
+  @ArrayMaxSize(0, {
+    message:
+      'attachments must be uploaded as files (multipart/form-data field "files"); a body cannot name them',
+  })
+  attachments?: never[];
 }
 
 /** A file uploaded with a new ticket, read into memory (at most 5 MiB: see ticket-form.ts). */
@@ -167,8 +150,7 @@ export class CreateTicketMessageDto {
   @ApiPropertyOptional({ format: 'email' })
   @IsOptional()
   @Transform(lowerTrim)
-  @IsEmail()
-  @MaxLength(254)
+  @IsEmailAddress()
   authorEmail?: string;
 
   @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MaxLength(100) authorName?: string;

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   IsBoolean,
-  IsEmail,
   IsEnum,
   IsIn,
   IsNotEmpty,
@@ -17,6 +16,7 @@ import { Role, ROLES } from '../../common/auth/roles';
 import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
 import { Omittable } from '../../common/validation/omittable.decorator';
 import { BIO_MAX_LENGTH, LANGUAGES, THEMES } from '../schemas/user.schema';
+import { IsEmailAddress } from '../../common/validation/email-address';
 
 export const PASSWORD_MIN_LENGTH = 6;
 /** bcrypt reads at most 72 bytes; longer passwords would be silently truncated. */
@@ -90,8 +90,7 @@ export class PasswordDto {
 export class CreateUserDto extends PasswordDto {
   @ApiProperty({ format: 'email' })
   @Transform(trim)
-  @IsEmail()
-  @MaxLength(254)
+  @IsEmailAddress()
   email: string;
 
   @ApiProperty() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) firstName: string;

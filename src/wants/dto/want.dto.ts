@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../common/pagination/pagination';
 import { PRIORITIES, type Priority } from '../../common/priority';
 import {
@@ -13,6 +13,7 @@ import {
   type WantSort,
   type WantStatus,
 } from '../schemas/want.schema';
+import { IsEmailAddress } from '../../common/validation/email-address';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -40,8 +41,7 @@ export class CreateWantDto {
 
   @ApiPropertyOptional({ format: 'email', description: 'Contact of the end user who asks' })
   @IsOptional()
-  @IsEmail()
-  @MaxLength(254)
+  @IsEmailAddress()
   authorEmail?: string;
 }
 

@@ -1,12 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { APP_ID_MAX_LENGTH } from '../../../apps/dto/app-input.dto';
 import { APP_ID_PATTERN } from '../../../apps/schemas/app.schema';
+import { IsEmailAddress } from '../../../common/validation/email-address';
 
 export class RequestMagicLinkDto {
   @ApiProperty({ format: 'email', maxLength: 254, description: 'Where the sign-in link goes' })
-  @IsEmail()
-  @MaxLength(254)
+  @IsEmailAddress()
   email: string;
 
   @ApiProperty({ example: 'my-shop', maxLength: APP_ID_MAX_LENGTH, description: 'The app to sign in to' })

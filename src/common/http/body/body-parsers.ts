@@ -18,7 +18,8 @@ const mediaType = (request: FastifyRequest) =>
  *
  * Each JSON body is checked in this order before any validation runs: its declared length (413 before it
  * is read), its read length, strict UTF-8, JSON with prototype-poisoning keys refused, then its depth and
- * field count (400). So the worst a body can cost is one read and one bounded walk.
+ * field count (400). So the worst a body can cost is one read and one bounded walk. A route that keeps its
+ * raw body (a signed webhook) is only read here: its signature is checked before these steps run.
  */
 export function registerBodyParsers(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -58,13 +59,25 @@ function bodyText(body: Buffer, policy: BodyPolicy): string {
   }
 }
 
-/** The parsed body, or the 400/413 that refuses it. */
+/**
+ * The parsed body, or the 400/413 that refuses it. A route that keeps its raw body gets its bytes only
+ * (within its size limit); its credential parses them with `parseJsonBytes` once it trusts them.
+ */
 function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
   const policy = bodyPolicyOf(request);
+  if (policy.rawBody) {
+    if (body.length > policy.maxBytes) throw tooLarge(policy.maxBytes);
+    (request as FastifyRequest & { rawBody?: Buffer }).rawBody = body;
+    return undefined;
+  }
+  return parseJsonBytes(body, policy);
+}
+
+/** JSON bytes as every JSON route takes them: size, strict UTF-8, no poisoning keys, bounded shape (400/413). */
+export function parseJsonBytes(body: Buffer, policy: BodyPolicy): unknown {
   const parsed = parseJson(bodyText(body, policy));
   const problem = bodyShapeProblem(parsed, policy.maxFields, policy.maxDepth);
   if (problem) throw new BadRequestException(problem);
-  if (policy.rawBody) (request as FastifyRequest & { rawBody?: Buffer }).rawBody = body;
   return parsed;
 }
 

@@ -19,7 +19,11 @@ export interface BodyPolicy {
    * one-click POST); elsewhere it is a 415.
    */
   form: boolean;
-  /** Keep the body's exact bytes as `request.rawBody` (signed provider webhooks are checked against them). */
+  /**
+   * Keep the body's exact bytes as `request.rawBody` and parse nothing: the route's credential parses them
+   * (with `parseJsonBytes`) once it trusts them. A signed provider webhook checks its signature on these
+   * bytes first, so a forged body costs one read and one HMAC, never a JSON parse.
+   */
   rawBody: boolean;
 }
 

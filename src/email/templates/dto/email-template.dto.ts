@@ -6,7 +6,6 @@ import {
   ArrayUnique,
   IsArray,
   IsBoolean,
-  IsEmail,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -32,6 +31,7 @@ import {
   VARIABLE_PATTERN,
   VARIABLES_MAX,
 } from '../schemas/email-template.schema';
+import { IsEmailAddress } from '../../../common/validation/email-address';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -62,7 +62,7 @@ export class TemplateSenderDto {
   @Matches(/^[^\r\n]*$/, { message: 'sender.name must be one line' })
   name?: string;
 
-  @ApiProperty({ format: 'email' }) @IsEmail() @MaxLength(254) email: string;
+  @ApiProperty({ format: 'email' }) @IsEmailAddress() email: string;
 }
 
 /** The fields of the input shape other than `appId` and `language` (shared by create, PUT and PATCH). */

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
+import { TEMPLATE_LIMITS } from '../template-limits';
 
 export const TEMPLATE_LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt'] as const;
 export type TemplateLanguage = (typeof TEMPLATE_LANGUAGES)[number];
@@ -8,8 +9,8 @@ export const DEFAULT_LANGUAGE: TemplateLanguage = 'en';
 
 export const NAME_MAX = 100;
 export const SUBJECT_MAX = 300;
-/** Per body (HTML and text); the request body limit (1 MiB) caps the sum. */
-export const BODY_MAX = 200_000;
+/** Per body (HTML and text): the template size limit, refused by the DTO before any compile. */
+export const BODY_MAX = TEMPLATE_LIMITS.maxLength;
 export const VARIABLES_MAX = 100;
 /** A declared variable: a Handlebars path such as `firstName` or `order.total`. */
 export const VARIABLE_PATTERN = /^[A-Za-z_][A-Za-z0-9_.]*$/;

@@ -1,15 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import {
-  IsEmail,
-  IsIn,
-  IsMongoId,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsIn, IsMongoId, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
 import { Omittable } from '../../../common/validation/omittable.decorator';
 import {
@@ -20,6 +11,7 @@ import {
   CAMPAIGN_SUBJECT_MAX,
   type CampaignStatus,
 } from '../schemas/campaign.schema';
+import { IsEmailAddress } from '../../../common/validation/email-address';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 /** Subject and HTML may be left out when a template fills them. */
@@ -119,8 +111,7 @@ export class ListCampaignsQuery extends PaginationQueryDto {
 export class TestCampaignDto {
   @ApiProperty({ format: 'email', maxLength: 254 })
   @Transform(trim)
-  @IsEmail()
-  @MaxLength(254)
+  @IsEmailAddress()
   email: string;
 }
 

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
+import { TEMPLATE_LIMITS } from '../../../email/templates/template-limits';
 
 /** DESIGN "Campaigns": `draft` → `sending` → `sent` (or `failed`); only drafts change or go away. */
 export const CAMPAIGN_STATUSES = ['draft', 'sending', 'sent', 'failed'] as const;
@@ -7,8 +8,8 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const CAMPAIGN_NAME_MAX = 200;
 export const CAMPAIGN_SUBJECT_MAX = 998;
-/** The HTML and text of a campaign together stay under the engine's message body limit. */
-export const CAMPAIGN_CONTENT_MAX = 500_000;
+/** The template size limit (email/templates/template-limits.ts), refused by the DTO before any compile. */
+export const CAMPAIGN_CONTENT_MAX = TEMPLATE_LIMITS.maxLength;
 
 /**
  * Final outcomes of the campaign's messages: `total` messages queued, `sent` handed to the provider, `failed`
