@@ -220,7 +220,8 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     const { AppModule } = await import('../src/app.module');
     const { AppsService } = await import('../src/apps/apps.service');
     const { EmailWorker } = await import('../src/email/jobs/email-worker');
-    const { DueScan, EmailJobStore } = await import('../src/email/jobs/email-job.store');
+    const { EmailJobStore } = await import('../src/email/jobs/email-job.store');
+    const { DueScan } = await import('../src/queue/lease-queue.store');
     const { CampaignsService } = await import('../src/newsletter/campaigns/campaigns.service');
     const { Logger } = await import('nestjs-pino');
     app = await NestFactory.createApplicationContext(await AppModule.forRoot(), { bufferLogs: true });

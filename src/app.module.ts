@@ -24,6 +24,7 @@ import { EmailEventsModule } from './email/events/email-events.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { NewsletterModule } from './newsletter/newsletter.module';
+import { QueueModule } from './queue/queue.module';
 import { CampaignsModule } from './newsletter/campaigns/campaigns.module';
 import { TicketsModule } from './tickets/tickets.module';
 import { UsersModule } from './users/users.module';
@@ -35,6 +36,8 @@ import { WantsModule } from './wants/wants.module';
     // Domain events (new ticket, new want, …) for chat notifications; scheduled jobs (the e-mail worker).
     EventEmitterModule.forRoot(),
     ScheduleModule.forRoot(),
+    // The lease-queue engine's handler registry (background work of every kind).
+    QueueModule,
     ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: throttlerOptions }),
     CryptoModule,
     DirectRoutesModule,

@@ -78,8 +78,9 @@ describe('Data retention of e-mail jobs and chat notifications', () => {
     const email = t.app.get(EmailService);
     const store = t.app.get(EmailJobStore);
     await email.enqueueEmail({ to: 'crash@example.com', subject: 'Hi', text: 'Lost worker' });
-    // A worker that claimed the job and died: its lease has already lapsed.
+    // A worker that claimed the job, handed it to the transport and died: its lease has already lapsed.
     await store.claimMany(await firstDue(t, 10), () => 'dead-worker-token', -1_000);
+    await store.markHanded(['dead-worker-token']);
     expect((await store.reapLapsedLeases()).dead).toBe(1);
 
     await email.enqueueEmail({ to: 'erased@example.com', subject: 'Hi', text: 'Never sent' });

@@ -1,6 +1,9 @@
+import { Injectable, Module } from '@nestjs/common';
 import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
-import { MessageComposers } from '../src/email/delivery/message-composers';
+import type { RenderedContent } from '../src/email/delivery/template-source';
+import { ComposerHandler } from '../src/email/jobs/email-handlers';
+import type { EmailMessage } from '../src/email/jobs/email-message';
 import { EmailService } from '../src/email/email.service';
 import { EmailJobStore, LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
 import { EmailWorker } from '../src/email/jobs/email-worker';
@@ -24,6 +27,40 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
   backoff: { baseMs: 100, maxMs: 2_000 },
 };
 
+type Compose = (message: EmailMessage) => Promise<RenderedContent | null>;
+const unset: Compose = () => Promise.reject(new Error('composer not set by the test'));
+
+/** Message composers for these tests, marked as a module's would be; each test sets what they do. */
+@Injectable()
+class TestComposers {
+  static greeting: Compose = unset;
+  static bringsUrgent: Compose = unset;
+
+  @ComposerHandler('greeting')
+  greeting(message: EmailMessage) {
+    return TestComposers.greeting(message);
+  }
+
+  @ComposerHandler('never')
+  never() {
+    return Promise.resolve(null);
+  }
+
+  @ComposerHandler('brings-urgent')
+  bringsUrgent(message: EmailMessage) {
+    return TestComposers.bringsUrgent(message);
+  }
+}
+
+@Module({ providers: [TestComposers] })
+class TestComposersModule {}
+
+const start = () =>
+  createTestApp({
+    imports: [TestComposersModule],
+    overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }],
+  });
+
 describe('E-mail queue, worker and delivery', () => {
   let smtp: TestSmtpServer;
   let t: TestApp;
@@ -37,7 +74,7 @@ describe('E-mail queue, worker and delivery', () => {
     smtp = await startSmtpServer();
     process.env.SMTP_URL = smtp.url;
     process.env.MAIL_FROM = 'Admin Service <no-reply@mail.example.com>';
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+    t = await start();
     email = t.app.get(EmailService);
     worker = t.app.get(EmailWorker);
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
@@ -134,11 +171,11 @@ describe('E-mail queue, worker and delivery', () => {
 
     it('composes a message at send time with the composer its payload names', async () => {
       const composed: string[] = [];
-      t.app.get(MessageComposers).register('greeting', (message) => {
+      TestComposers.greeting = (message) => {
         composed.push(message.to);
         const name = String(message.variables?.name);
         return Promise.resolve({ subject: `Hi ${name}`, html: `<p>Hi ${name}</p>`, text: `Hi ${name}` });
-      });
+      };
       const { id } = await email.enqueueEmail({
         to: 'bob@example.com',
         composer: 'greeting',
@@ -157,7 +194,6 @@ describe('E-mail queue, worker and delivery', () => {
     });
 
     it('gives up at once on an unknown composer, or one that cannot compose the message', async () => {
-      t.app.get(MessageComposers).register('never', () => Promise.resolve(null));
       const unknown = await email.enqueueEmail({ to: 'bob@example.com', composer: 'nope' });
       const refused = await email.enqueueEmail({ to: 'bob@example.com', composer: 'never' });
       await drain();
@@ -218,8 +254,9 @@ describe('E-mail queue, worker and delivery', () => {
       const { id } = await email.enqueueEmail(literal);
       const store = t.app.get(EmailJobStore);
       const [due] = await firstDue(t, 1);
-      // A worker that claimed the job with a 1 ms lease and died.
+      // A worker that claimed the job with a 1 ms lease, handed its message to the transport and died.
       expect(await store.claimMany([due], () => 'dead-worker-token', 1)).toHaveLength(1);
+      await store.markHanded(['dead-worker-token']);
       await new Promise((resolve) => setTimeout(resolve, 10));
       await drain();
       expect(await jobById(id)).toMatchObject({ status: 'dead', lastError: LAPSED_DELIVERY_ERROR });
@@ -247,14 +284,14 @@ describe('E-mail queue, worker and delivery', () => {
       Object.assign(options, { concurrency: 1, rescanAfterMs: 0 });
       try {
         let urgent: Promise<unknown> | undefined;
-        t.app.get(MessageComposers).register('brings-urgent', () => {
+        TestComposers.bringsUrgent = () => {
           // While the scan's first message is being sent, a transactional message falls due.
           urgent ??= email.enqueueEmail(
             { to: 'urgent@example.com', subject: 'Urgent', text: 'Now' },
             { priority: 10 },
           );
           return urgent.then(() => ({ subject: 'News', html: '', text: 'News' }));
-        });
+        };
         for (let i = 0; i < 4; i++) {
           await email.enqueueEmail({ to: `reader${i}@example.com`, composer: 'brings-urgent' });
         }
@@ -534,7 +571,7 @@ describe('E-mail queue, worker and delivery', () => {
       } finally {
         await client.close();
       }
-      t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+      t = await start();
     });
   });
 });

@@ -239,7 +239,7 @@ describe('Hostile bodies on every route', () => {
 
   it('bounds the form bodies of the routes that take forms like their JSON bodies', async () => {
     const formRoutes = routes.filter((route) => route.body.form);
-    expect(formRoutes.map(label)).toEqual(['POST /unsubscribe/:token']);
+    expect(formRoutes.map(label)).toEqual(['POST /joinlist/confirm/:token', 'POST /unsubscribe/:token']);
     const failures: string[] = [];
     for (const route of formRoutes) {
       const wide = Array.from({ length: route.body.maxFields + 1 }, (_, i) => `k${i}=${i}`).join('&');

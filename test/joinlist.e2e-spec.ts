@@ -181,31 +181,30 @@ describe('Joinlist and unsubscribe', () => {
       expect(subjects).toEqual({ 'bea@example.com': 'Willkommen, Bea', 'cy@example.com': 'Welcome to Shop' });
     });
 
-    it('re-subscribes after an unsubscribe, with a new ledger event', async () => {
+    it('does not re-subscribe after an unsubscribe by itself (a confirmation mail does)', async () => {
       const first = await join({ email: 'dan@example.com' });
       const token = String(first.body.unsubscribeUrl).split('/').pop()!;
       expect((await t.http.post(`/unsubscribe/${token}`)).status).toBe(200);
       const again = await join({ email: 'dan@example.com' });
       expect(again.body.alreadySubscribed).toBe(false);
       const stored = await person('dan@example.com');
-      expect(stored!.subscriptions[0].status).toBe('active');
+      expect(stored!.subscriptions[0].status).toBe('unsubscribed');
       expect(stored!.consentHistory.map((e) => [e.source, e.status])).toEqual([
         ['joinlist', true],
         ['unsubscribe', false],
-        ['joinlist', true],
       ]);
     });
 
-    it('lifts an earlier opt-out suppression when the person signs up again', async () => {
+    it('keeps an opt-out or a bounce suppression when the person signs up again, and mails nothing', async () => {
       const suppression = t.app.get(SuppressionService);
       await suppression.suppress({ email: 'eve@example.com', reason: 'opt_out', source: 'contacts.opt-out' });
       await suppression.suppress({ email: 'fay@example.com', reason: 'hard_bounce', source: 'webhook' });
       await join({ email: 'eve@example.com' });
       await join({ email: 'fay@example.com' });
-      expect(await suppression.isSuppressed('eve@example.com')).toBe(false);
+      expect(await suppression.isSuppressed('eve@example.com')).toBe(true);
       expect(await suppression.isSuppressed('fay@example.com')).toBe(true);
       await drain();
-      expect(smtp.received.map((m) => m.to[0])).toEqual(['eve@example.com']);
+      expect(smtp.received).toEqual([]);
     });
 
     it('gives a filled honeypot the same answer, and stores, mails and announces nothing', async () => {

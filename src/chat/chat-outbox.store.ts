@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
@@ -6,7 +6,10 @@ import { type AnyBulkWriteOperation, ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { AppConfig } from '../config/env';
+import { claimKeyOf, LeaseQueueStore } from '../queue/lease-queue.store';
+import type { DueJob, QueueKind } from '../queue/queue-kind';
 import type { ChatNotice } from './chat-notice';
+import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery/delivery-options';
 import {
   CLAIMABLE_STATUSES,
   type ChatData,
@@ -37,32 +40,25 @@ export const LAPSED_DELIVERY_ERROR = 'The worker stopped during delivery; tried 
  */
 const PERSONAL_FIELDS = ['firstName', 'lastName', 'name', 'referralUrl'];
 
-/** The key a claimable notification is claimed by, for the attempt that comes next. */
-export const claimKeyOf = (id: ObjectId, attempts: number) => `${String(id)}.${attempts}`;
+/** The one job type of the outbox: deliver a notification (`@JobHandler('chat.deliver')`). */
+export const CHAT_DELIVER = 'chat.deliver';
 
 /**
- * The outbox's database operations. Claims and outcomes use the driver with filters built here (never from
- * input), as the e-mail queue does: a claim removes the notification's claim key, so of several workers
- * racing for it exactly one wins, and an outcome names the holder's lock token.
+ * The outbox (`chat_notifications`) as a kind of the lease-queue engine (src/queue/): scans, claims,
+ * outcomes and reaping are the engine's; storing, counting and erasure are the outbox's own.
  */
 @Injectable()
-export class ChatOutboxStore {
-  /**
-   * How long a delivered or dead notification is kept (for the digest's counts and a look back). The expiry
-   * date is computed when the notification ends and the TTL index expires at that date, so a changed
-   * `CHAT_NOTIFICATION_RETENTION_DAYS` applies at restart without rebuilding the index.
-   */
-  private readonly retentionMs: number;
-
+export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, DeliveryOutcome> {
   constructor(
     @InjectModel(ChatNotification.name) private readonly model: Model<ChatNotification>,
     config: ConfigService<AppConfig, true>,
+    @Inject(CHAT_DELIVERY_OPTIONS) options: ChatDeliveryOptions,
   ) {
-    this.retentionMs = config.get('CHAT_NOTIFICATION_RETENTION_DAYS', { infer: true }) * DAY_MS;
-  }
-
-  private get collection() {
-    return this.model.collection;
+    // How long a delivered or dead notification is kept (the digest's counts, a look back): the expiry
+    // date is set when it ends and the TTL index expires at that date, so a changed
+    // `CHAT_NOTIFICATION_RETENTION_DAYS` applies at restart without rebuilding the index.
+    const retentionMs = config.get('CHAT_NOTIFICATION_RETENTION_DAYS', { infer: true }) * DAY_MS;
+    super(() => model.collection, chatQueueKind(options, retentionMs));
   }
 
   /** Stores a notice as due now; false when its key was already stored. */
@@ -90,99 +86,6 @@ export class ChatOutboxStore {
       if (isDuplicateKey(error)) return false;
       throw error;
     }
-  }
-
-  /** Claim keys of due notifications, oldest due first. */
-  async findDue(limit: number, now = new Date()): Promise<string[]> {
-    const docs = await this.collection
-      .find(
-        { status: { $in: [...CLAIMABLE_STATUSES] }, nextAttemptAt: { $lte: now } },
-        { projection: { claimKey: 1 }, sort: { nextAttemptAt: 1 }, limit },
-      )
-      .toArray();
-    return docs.map((doc) => doc.claimKey as string).filter(Boolean);
-  }
-
-  /** Takes one notification for this worker under `lockToken`; null when another worker took it first. */
-  async claim(
-    claimKey: string,
-    lockToken: string,
-    leaseMs: number,
-    now = new Date(),
-  ): Promise<ChatNotification | null> {
-    const doc = await this.collection.findOneAndUpdate(
-      { claimKey },
-      {
-        $set: {
-          status: 'processing',
-          lockToken,
-          leaseExpiresAt: new Date(now.getTime() + leaseMs),
-          updatedAt: now,
-        },
-        $unset: { claimKey: '' },
-        $inc: { attempts: 1 },
-      },
-      { returnDocument: 'after' },
-    );
-    return doc as ChatNotification | null;
-  }
-
-  /** Records the outcome of a held notification; false when its lease had been reaped meanwhile. */
-  async finish(
-    held: ChatNotification,
-    lockToken: string,
-    outcome: DeliveryOutcome,
-    now = new Date(),
-  ): Promise<boolean> {
-    const where = { destination: outcome.destination, format: outcome.format };
-    const set: Record<string, unknown> = { status: outcome.status, updatedAt: now };
-    for (const [field, value] of Object.entries(where)) if (value) set[field] = value;
-    if (outcome.status === 'delivered') {
-      Object.assign(set, { deliveredAt: now, expiresAt: this.expiresAt(now) });
-    } else if (outcome.status === 'failed') {
-      Object.assign(set, {
-        lastError: outcome.error,
-        nextAttemptAt: outcome.retryAt,
-        claimKey: claimKeyOf(held._id, held.attempts),
-      });
-    } else {
-      Object.assign(set, { lastError: outcome.error, expiresAt: this.expiresAt(now) });
-    }
-    const result = await this.collection.updateOne(
-      { lockToken },
-      { $set: set, $unset: { lockToken: '', leaseExpiresAt: '' } },
-    );
-    return result.modifiedCount === 1;
-  }
-
-  /**
-   * Notifications whose worker stopped holding them (crash, kill) past their lease: due again at once,
-   * or dead when that was their last attempt. A chat line sent twice is better than one lost.
-   */
-  async reapLapsedLeases(maxAttempts: number, now = new Date()): Promise<number> {
-    const lapsed = await this.collection
-      .find(
-        { status: 'processing', leaseExpiresAt: { $lte: now } },
-        { projection: { attempts: 1, lockToken: 1 } },
-      )
-      .toArray();
-    let reaped = 0;
-    for (const doc of lapsed) {
-      const attempts = doc.attempts as number;
-      const set =
-        attempts >= maxAttempts
-          ? { status: 'dead', expiresAt: this.expiresAt(now) }
-          : { status: 'failed', nextAttemptAt: now, claimKey: claimKeyOf(doc._id, attempts) };
-      const result = await this.collection.updateOne(
-        { lockToken: doc.lockToken },
-        {
-          $set: { ...set, lastError: LAPSED_DELIVERY_ERROR, updatedAt: now },
-          $unset: { lockToken: '', leaseExpiresAt: '' },
-        },
-      );
-      reaped += result.modifiedCount;
-    }
-    return reaped;
   }
 
   /** Notifications waiting to go out: never attempted (`pending`) or to be retried (`failed`). */
@@ -240,8 +143,45 @@ export class ChatOutboxStore {
     const result = await this.collection.bulkWrite(operations, { ordered: false });
     return result.modifiedCount;
   }
+}
 
-  private expiresAt(endedAt: Date): Date {
-    return new Date(endedAt.getTime() + this.retentionMs);
-  }
+/**
+ * The outbox's rules on the engine. A notification whose worker stopped is due again at once (dead when
+ * that was its last attempt): a chat line sent twice is better than one lost.
+ */
+function chatQueueKind(
+  options: ChatDeliveryOptions,
+  retentionMs: number,
+): QueueKind<DueJob, DeliveryOutcome> {
+  const where = (outcome: DeliveryOutcome) => ({
+    ...(outcome.destination ? { destination: outcome.destination } : {}),
+    ...(outcome.format ? { format: outcome.format } : {}),
+  });
+  return {
+    name: 'chat',
+    types: [CHAT_DELIVER],
+    typeOf: () => CHAT_DELIVER,
+    dueField: 'nextAttemptAt',
+    claimableStatuses: CLAIMABLE_STATUSES,
+    dueSort: { nextAttemptAt: 1 },
+    dueProjection: { claimKey: 1 },
+    dueJobOf: (doc) => ({ _id: doc._id as ObjectId, claimKey: doc.claimKey as string, priority: 0 }),
+    outcomeUpdate: (outcome, now) => {
+      switch (outcome.status) {
+        case 'delivered':
+          return { set: { status: 'delivered', ...where(outcome), deliveredAt: now } };
+        case 'failed':
+          return { set: { ...where(outcome), lastError: outcome.error }, retryAt: outcome.retryAt };
+        case 'dead':
+          return { set: { status: 'dead', ...where(outcome), lastError: outcome.error } };
+      }
+    },
+    endFields: (now) => ({ expiresAt: new Date(now.getTime() + retentionMs) }),
+    heldProjection: {},
+    // Read when a lease lapses, so a test's changed options apply.
+    lapsed: (job) =>
+      job.attempts >= options.maxAttempts
+        ? { to: 'dead', error: LAPSED_DELIVERY_ERROR }
+        : { to: 'due', error: LAPSED_DELIVERY_ERROR },
+  };
 }

@@ -9,6 +9,7 @@ import { ChatProducers } from './chat-producers';
 import { ChatRulesController } from './chat-rules.controller';
 import { ChatRulesService } from './chat-rules.service';
 import { ChatBacklog } from './delivery/chat-backlog';
+import { ChatDeliveryHandler } from './delivery/chat-delivery.handler';
 import { ChatDeliveryWorker } from './delivery/chat-delivery.worker';
 import { ChatDestinations } from './delivery/chat-destinations';
 import { CHAT_DELIVERY_OPTIONS, DEFAULT_CHAT_DELIVERY_OPTIONS } from './delivery/delivery-options';
@@ -40,6 +41,7 @@ import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
     ChatProducers,
     ChatDigest,
     ChatDeliveryWorker,
+    ChatDeliveryHandler,
     ChatBacklog,
     ChatDestinations,
     WebhookSender,

@@ -246,6 +246,16 @@ export class Env {
   EMAIL_WORKER_LEASE_MS = 300_000;
 
   /**
+   * How long a worker (e-mail queue, chat delivery) may take to stop on SIGTERM: work in flight finishes
+   * within it, or its jobs are released (docs/decisions.md, issue 25).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  WORKER_SHUTDOWN_MS = 30_000;
+
+  /**
    * Days a completed or dead e-mail job is kept before MongoDB's TTL monitor removes it. Its idempotency key
    * goes with it, so the same key enqueued later is a new job.
    */

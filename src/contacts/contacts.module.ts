@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AppsModule } from '../apps/apps.module';
 import { EmailModule } from '../email/email.module';
 import { ContactErasure } from './contact-erasure';
 import { ContactsAdminController } from './contacts-admin.controller';
@@ -8,17 +9,46 @@ import { ContactsService } from './contacts.service';
 import { JoinlistController } from './joinlist/joinlist.controller';
 import { JoinlistService } from './joinlist/joinlist.service';
 import { Contact, ContactSchema } from './schemas/contact.schema';
+import { PublicSignups } from './signup/public-signups.service';
+import { SignupConfirmationComposer } from './signup/signup-confirmation-composer';
+import { SignupConfirmationErasureListener } from './signup/signup-confirmation-erasure.listener';
+import { SignupConfirmationLinks } from './signup/signup-confirmation-links';
+import { SignupConfirmationController } from './signup/signup-confirmation.controller';
+import { SignupConfirmation, SignupConfirmationSchema } from './signup/signup-confirmation.schema';
 import { UnsubscribeController } from './unsubscribe/unsubscribe.controller';
 import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
 
 /**
  * People and consent (DESIGN "People"): the person record and its ledger, the admin contacts routes, GDPR
- * tools, the joinlist and the unsubscribe page: everything that changes a person.
+ * tools, the joinlist with its signup confirmations, and the unsubscribe page: everything that changes a
+ * person.
  */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }]), EmailModule],
-  controllers: [ContactsAdminController, JoinlistController, UnsubscribeController],
-  providers: [ContactsService, ContactsAdminService, ContactErasure, JoinlistService, UnsubscribeLinks],
-  exports: [ContactsService, UnsubscribeLinks],
+  imports: [
+    MongooseModule.forFeature([
+      { name: Contact.name, schema: ContactSchema },
+      { name: SignupConfirmation.name, schema: SignupConfirmationSchema },
+    ]),
+    EmailModule,
+    AppsModule,
+  ],
+  controllers: [
+    ContactsAdminController,
+    JoinlistController,
+    SignupConfirmationController,
+    UnsubscribeController,
+  ],
+  providers: [
+    ContactsService,
+    ContactsAdminService,
+    ContactErasure,
+    JoinlistService,
+    PublicSignups,
+    SignupConfirmationComposer,
+    SignupConfirmationErasureListener,
+    SignupConfirmationLinks,
+    UnsubscribeLinks,
+  ],
+  exports: [ContactsService, PublicSignups, UnsubscribeLinks],
 })
 export class ContactsModule {}

@@ -13,6 +13,7 @@ import {
   withSubscription,
 } from './contact-ledger';
 import { Contact, type Locale } from './schemas/contact.schema';
+import { newSignupId } from './unsubscribe/unsubscribe-links';
 
 /** Attempts of one change against concurrent changes to the same person before giving up (409). */
 const MAX_CHANGE_ATTEMPTS = 10;
@@ -25,6 +26,8 @@ export interface SignUpInput {
   source: string;
   referralUrl?: string | null;
   ip?: string | null;
+  /** The ledger event's reason; `Signed up` by default. */
+  reason?: string;
 }
 
 /** A person as an end-user token names them: whether they still exist, and their token version. */
@@ -34,7 +37,15 @@ export interface SignUpResult {
   contact: Contact;
   /** The app's subscription was already active before this signup. */
   alreadySubscribed: boolean;
+  /** The `signupId` of the subscription this signup started; null when it was already active. */
+  signupId: string | null;
 }
+
+/** What a public signup did: subscribed at once, nothing (already active), or nothing until confirmed. */
+export type SignUpRequest =
+  | { outcome: 'subscribed'; contact: Contact; signupId: string }
+  | { outcome: 'already'; contact: Contact }
+  | { outcome: 'confirm'; contact: Contact | null };
 
 /** One recipient of a campaign, as the campaign planner needs it. */
 export interface AudienceMember {
@@ -162,59 +173,70 @@ export class ContactsService {
   }
 
   /**
-   * Joinlist or API signup: `blog` consent and an active subscription to the app, with a ledger event when
-   * either changes. Signing up again is harmless (`alreadySubscribed`), and lifts an earlier opt-out.
+   * A signup whose consent is established (the person followed their confirmation link): `blog` consent
+   * and an active subscription to the app with a new `signupId`, with a ledger event when either changes,
+   * and an opt-out suppression lifted. Signing up again while active changes nothing (`alreadySubscribed`).
+   * Public routes go through `requestSignUp` instead.
    */
   async signUp(input: SignUpInput): Promise<SignUpResult> {
-    const origin: ChangeOrigin = {
-      source: input.source,
-      actor: 'self',
-      appId: input.appId,
-      ip: input.ip,
-      referralUrl: input.referralUrl,
-      reason: 'Signed up',
-    };
-    const { contact, result } = await this.changeByEmail(input.email, (current) => {
-      const subscription = subscriptionOf(current, input.appId);
-      const wasActive = subscription?.status === 'active';
-      const set: ContactChange['set'] = {};
-      if (input.firstName !== undefined && input.firstName !== current.firstName) {
-        set.firstName = input.firstName;
-      }
-      if (input.locale !== undefined && input.locale !== current.locale) set.locale = input.locale;
-      const events = [];
-      if (!wasActive) {
-        set.subscriptions = withSubscription(current.subscriptions, {
-          appId: input.appId,
-          status: 'active',
-          source: input.source,
-          referralUrl: input.referralUrl ?? null,
-          subscribedAt: new Date(),
-          unsubscribedAt: null,
-        });
-      }
-      // A new subscription is consent given to this app, recorded even when `blog` was already true.
-      const consentGiven = !wasActive || current.consent.blog !== true;
-      if (consentGiven) {
-        set.consent = withConsent(current.consent, 'blog', true);
-        events.push(consentEvent('blog', true, origin));
-      }
-      return { change: { set, events }, result: { alreadySubscribed: wasActive, consentGiven } };
-    });
+    const signupId = newSignupId();
+    const { contact, result } = await this.changeByEmail(input.email, (current) =>
+      subscribing(current, input, signupId),
+    );
     if (result.consentGiven) await this.suppression.liftOptOut(contact.email);
-    return { contact, alreadySubscribed: result.alreadySubscribed };
+    return { contact, alreadySubscribed: result.wasActive, signupId: result.wasActive ? null : signupId };
+  }
+
+  /**
+   * A signup from a public form or an app backend, which anyone can send with anyone's address (DESIGN
+   * "Joinlist"). It never overrides the person's own "no": someone who unsubscribed from the app, withdrew
+   * `blog` consent or is on the suppression list (opt-out, bounce, complaint) must confirm by e-mail first
+   * (`confirm`), and so must everyone new when `confirmEveryone` (the app's `features.doubleOptIn`). A
+   * person with no record who must confirm gets none: nothing is stored for an unconfirmed address here.
+   */
+  async requestSignUp(input: SignUpInput, policy: { confirmEveryone: boolean }): Promise<SignUpRequest> {
+    const [existing, suppressed] = await Promise.all([
+      this.findByEmail(input.email),
+      this.suppression.isSuppressed(input.email),
+    ]);
+    if (!existing && (policy.confirmEveryone || suppressed)) return { outcome: 'confirm', contact: null };
+    const signupId = newSignupId();
+    const decide = (current: Contact) => {
+      const subscription = subscriptionOf(current, input.appId);
+      if (subscription?.status === 'active' && current.consent.blog !== false) {
+        return { change: null, result: 'already' as const };
+      }
+      if (policy.confirmEveryone || suppressed || current.consent.blog === false || subscription) {
+        return { change: null, result: 'confirm' as const };
+      }
+      return { change: subscribing(current, input, signupId).change, result: 'subscribed' as const };
+    };
+    const { contact, result } = existing
+      ? await this.change(existing, decide)
+      : await this.changeByEmail(input.email, decide);
+    return result === 'subscribed' ? { outcome: result, contact, signupId } : { outcome: result, contact };
   }
 
   /**
    * The person leaves one app's newsletter: that subscription becomes `unsubscribed` with a ledger event,
-   * and `blog` becomes false when no active subscription remains. False when there was nothing to change.
+   * and `blog` becomes false when no active subscription remains. With `signupId` (the link of a signup's
+   * answer), only while the subscription is still the one that signup started. False when there was
+   * nothing to change.
    */
-  async unsubscribe(contactId: string, appId: string, origin: ChangeOrigin): Promise<boolean> {
+  async unsubscribe(
+    contactId: string,
+    appId: string,
+    origin: ChangeOrigin,
+    signupId?: string,
+  ): Promise<boolean> {
     const start = isObjectIdOrHexString(contactId) ? await this.findById(contactId) : null;
     if (!start || start.deletedAt) return false;
     const { result } = await this.change(start, (current) => {
       const subscription = subscriptionOf(current, appId);
       if (!subscription || subscription.status !== 'active') return { change: null, result: false };
+      if (signupId !== undefined && subscription.signupId !== signupId) {
+        return { change: null, result: false };
+      }
       const subscriptions = withSubscription(current.subscriptions, {
         ...subscription,
         status: 'unsubscribed',
@@ -305,3 +327,44 @@ export class ContactsService {
 }
 
 const isEmpty = (set: object | undefined) => !set || Object.keys(set).length === 0;
+
+/**
+ * The change that subscribes `current` to the app with consent: a new active subscription (unless one is
+ * active) and a `blog` consent event when consent is newly given to this app. Names and locale are only
+ * filled in where the person has none: a signup, which anyone can send, never renames someone.
+ */
+function subscribing(current: Contact, input: SignUpInput, signupId: string) {
+  const subscription = subscriptionOf(current, input.appId);
+  const wasActive = subscription?.status === 'active';
+  const set: ContactChange['set'] = {};
+  if (input.firstName !== undefined && !current.firstName) set.firstName = input.firstName;
+  if (input.locale !== undefined && !current.locale) set.locale = input.locale;
+  const events = [];
+  if (!wasActive) {
+    set.subscriptions = withSubscription(current.subscriptions, {
+      appId: input.appId,
+      status: 'active',
+      source: input.source,
+      referralUrl: input.referralUrl ?? null,
+      subscribedAt: new Date(),
+      unsubscribedAt: null,
+      signupId,
+    });
+  }
+  // A new subscription is consent given to this app, recorded even when `blog` was already true.
+  const consentGiven = !wasActive || current.consent.blog !== true;
+  if (consentGiven) {
+    set.consent = withConsent(current.consent, 'blog', true);
+    events.push(
+      consentEvent('blog', true, {
+        source: input.source,
+        actor: 'self',
+        appId: input.appId,
+        ip: input.ip,
+        referralUrl: input.referralUrl,
+        reason: input.reason ?? 'Signed up',
+      }),
+    );
+  }
+  return { change: { set, events }, result: { wasActive, consentGiven } };
+}

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConfigService } from '@nestjs/config';
 import { mailTransportProvider } from './delivery/mail-transport.provider';
-import { MessageComposers } from './delivery/message-composers';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
@@ -15,7 +14,7 @@ import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
 import { CampaignHolds } from './jobs/campaign-holds';
 import { SentMessageLookup } from './jobs/sent-message-lookup';
 import { CampaignHold, CampaignHoldSchema } from './jobs/schemas/campaign-hold.schema';
-import { BatchPlanners } from './jobs/batch-planners';
+import { BatchPlanHandler } from './jobs/batch-plan.handler';
 import { EmailJobStore } from './jobs/email-job.store';
 import { EmailJobsController } from './jobs/email-jobs.controller';
 import { EmailJobsService } from './jobs/email-jobs.service';
@@ -45,11 +44,11 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `BatchPlanners`,
- * `MessageComposers` and `JobSecrets` (the sealed secrets of a message composed when it is sent),
- * `RecipientJobsService` (a person's jobs, for export and GDPR erasure), for campaign mail `TrackingLinks`
- * and `ClickTargets`, for the health probe `EmailQueueStatus`; the e-mail events module
- * (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
+ * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `JobSecrets` (the sealed
+ * secrets of a message composed when it is sent), `RecipientJobsService` (a person's jobs, for export and
+ * GDPR erasure), for campaign mail `TrackingLinks`, for the health probe `EmailQueueStatus`; they add batch
+ * planners, message composers and link tables by marking their own methods
+ * (src/email/jobs/email-handlers.ts). The e-mail events module (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
  */
 @Module({
   imports: [
@@ -74,8 +73,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     JobRetention,
     JobSecrets,
     SendEmailHandler,
-    BatchPlanners,
-    MessageComposers,
+    BatchPlanHandler,
     RecipientJobsService,
     SuppressionService,
     WebhookSignatureStrategy,
@@ -101,14 +99,11 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     EmailService,
     EmailQueueStatus,
     SuppressionService,
-    BatchPlanners,
-    MessageComposers,
     JobSecrets,
     RecipientJobsService,
     ContactEmailEvents,
     EmailTemplatesModule,
     TrackingLinks,
-    ClickTargets,
     EmailEventLedger,
     CampaignHolds,
     SentMessageLookup,

@@ -16,7 +16,7 @@ import { AcceptsBody, PUBLIC_BODY_BYTES } from '../common/http/body/body-policy'
 import { clientIp } from '../common/http/client-ip';
 import { ok } from '../common/http/envelope';
 import { ApiErrorMessage, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
-import { ContactsService } from '../contacts/contacts.service';
+import { ContactsService, normaliseEmail } from '../contacts/contacts.service';
 import { UnsubscribeLinks } from '../contacts/unsubscribe/unsubscribe-links';
 import { SubscribeDto, SubscribeResult } from './dto/subscriber.dto';
 import { SubscribersService, SubscriptionSources } from './subscribers.service';
@@ -51,13 +51,16 @@ export class NewsletterPublicController {
   @AcceptsBody({ maxBytes: PUBLIC_BODY_BYTES })
   @ApiOperation({
     operationId: 'subscribeNewsletter',
-    summary: 'Subscribe a person (consent given, source `api`); again after an unsubscribe re-activates',
+    summary:
+      'Subscribe a person (consent given, source `api`); someone who had unsubscribed or opted out (or anyone, ' +
+      'on an app with `features.doubleOptIn`) is mailed a confirmation link instead, with the same answer',
   })
   @ApiOkEnvelope(SubscribeResult, { status: HttpStatus.CREATED })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   async subscribe(@Param('appId') appId: string, @Body() dto: SubscribeDto, @Req() request: FastifyRequest) {
-    const contact = await this.subscribers.subscribe(appId, dto, clientIp(request));
-    return ok({ email: contact.email, firstName: contact.firstName ?? null });
+    await this.subscribers.subscribe(appId, dto, clientIp(request));
+    // What the caller sent, never what is stored: the person record is shared by every app.
+    return ok({ email: normaliseEmail(dto.email), firstName: dto.firstName ?? null });
   }
 
   @Get('unsubscribe/:token')
@@ -94,11 +97,8 @@ export class NewsletterPublicController {
   private async unsubscribe(appId: string, token: string, request: FastifyRequest): Promise<string> {
     const target = this.links.read(token);
     if (!target || target.appId !== appId) throw new NotFoundException(UNSUBSCRIBE_TOKEN_NOT_FOUND);
-    await this.contacts.unsubscribe(target.contactId, appId, {
-      source: SubscriptionSources.api,
-      actor: 'self',
-      ip: clientIp(request),
-    });
+    const origin = { source: SubscriptionSources.api, actor: 'self', ip: clientIp(request) };
+    await this.contacts.unsubscribe(target.contactId, appId, origin, target.signupId);
     return UNSUBSCRIBED_TEXT;
   }
 }

@@ -1,6 +1,5 @@
 import { personSearch } from '../contacts/person-search';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, type QueryFilter, trusted } from 'mongoose';
 import { AppsService } from '../apps/apps.service';
@@ -11,7 +10,7 @@ import { findPage } from '../common/pagination/pagination';
 import { type ContactChange, subscriptionOf, withSubscription } from '../contacts/contact-ledger';
 import { ContactsService } from '../contacts/contacts.service';
 import { Contact } from '../contacts/schemas/contact.schema';
-import { NewsletterSignupEvent, SignupEvents } from '../contacts/signup.events';
+import { PublicSignups } from '../contacts/signup/public-signups.service';
 import type {
   CreateSubscriberDto,
   ListSubscribersQuery,
@@ -35,39 +34,24 @@ export class SubscribersService {
     @InjectModel(Contact.name) private readonly contacts: Model<Contact>,
     private readonly people: ContactsService,
     private readonly apps: AppsService,
-    private readonly events: EventEmitter2,
+    private readonly signups: PublicSignups,
   ) {}
 
   /**
-   * The person's own signup through the app's backend: `blog` consent and an active subscription with
-   * source `api` (a ledger event each time consent is given, so a return after an unsubscribe is recorded).
+   * The person's signup through the app's backend: `blog` consent and an active subscription with source
+   * `api` (a ledger event each time consent is given), held for e-mail confirmation like a joinlist signup
+   * when the person had said no or the app asks everyone to confirm (`PublicSignups`).
    */
-  async subscribe(appId: string, dto: SubscribeDto, ip: string): Promise<Contact> {
-    const source = SubscriptionSources.api;
-    const referralUrl = dto.referralUrl ?? null;
-    const { contact, alreadySubscribed } = await this.people.signUp({
+  async subscribe(appId: string, dto: SubscribeDto, ip: string): Promise<void> {
+    await this.signups.signUp(await this.apps.requireApp(appId), {
       appId,
       email: dto.email,
       firstName: dto.firstName,
       locale: dto.locale,
-      source,
-      referralUrl,
+      source: SubscriptionSources.api,
+      referralUrl: dto.referralUrl ?? null,
       ip,
     });
-    if (!alreadySubscribed) {
-      this.events.emit(
-        SignupEvents.NewsletterSignup,
-        new NewsletterSignupEvent(
-          appId,
-          String(contact._id),
-          contact.email,
-          contact.firstName,
-          source,
-          referralUrl,
-        ),
-      );
-    }
-    return contact;
   }
 
   list(appId: string, query: ListSubscribersQuery): Promise<{ items: Contact[]; pagination: Pagination }> {

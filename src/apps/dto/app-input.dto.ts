@@ -115,7 +115,8 @@ class AppFieldsDto {
     },
     maxProperties: 50,
     description:
-      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and canViewMetrics from it',
+      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and canViewMetrics ' +
+      'from it; `doubleOptIn: true` makes every new newsletter signup (joinlist, API subscribe) confirm by e-mail first',
     example: { canEditTemplates: true, canEditUsers: false, canViewMetrics: true },
   })
   @IsOptional()

@@ -1,5 +1,5 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { type ComposedContent, MessageComposers } from '../../email/delivery/message-composers';
+import { Injectable } from '@nestjs/common';
+import { ComposerHandler, type ComposedContent } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { JobSecrets } from '../../email/jobs/job-secrets';
 import { PermanentDeliveryError } from '../../email/jobs/send-email.handler';
@@ -45,18 +45,14 @@ function jobVariables(message: EmailMessage): MagicLinkJobVariables | null {
  * message handed to the transport.
  */
 @Injectable()
-export class MagicLinkComposer implements OnModuleInit {
+export class MagicLinkComposer {
   constructor(
-    private readonly composers: MessageComposers,
     private readonly secrets: JobSecrets,
     private readonly templates: EmailTemplatesService,
   ) {}
 
-  onModuleInit(): void {
-    this.composers.register(MAGIC_LINK_COMPOSER, (message) => this.compose(message));
-  }
-
   /** Null (the job is dead at once) when the token cannot be opened or the variables are not ours. */
+  @ComposerHandler(MAGIC_LINK_COMPOSER)
   async compose(message: EmailMessage): Promise<ComposedContent | null> {
     const token = this.secrets.open(message.sealed)?.[MAGIC_LINK_SECRET];
     const queued = jobVariables(message);

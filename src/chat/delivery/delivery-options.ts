@@ -1,4 +1,4 @@
-import type { BackoffPolicy } from '../../email/jobs/backoff';
+import type { BackoffPolicy } from '../../queue/backoff';
 
 export interface ChatDeliveryOptions {
   /** How long one webhook call may take, answer included. */
@@ -12,6 +12,8 @@ export interface ChatDeliveryOptions {
   scanSize: number;
   /** Webhook calls in flight at once, so one slow receiver does not hold up the others. */
   concurrency: number;
+  /** How often the reaper's timer looks for lapsed leases (default 30 s). */
+  reapEveryMs?: number;
 }
 
 export const CHAT_DELIVERY_OPTIONS = Symbol('CHAT_DELIVERY_OPTIONS');

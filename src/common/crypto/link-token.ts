@@ -3,7 +3,7 @@ import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'no
 import { SecretKeys } from '../../config/secret-keys';
 
 /** What a link token may be for; a token of one purpose never verifies as another (the purpose is signed). */
-export type LinkPurpose = 'unsubscribe' | 'open' | 'click';
+export type LinkPurpose = 'unsubscribe' | 'open' | 'click' | 'signup-confirm';
 
 /** Longer path segments are refused before any hashing (tokens the service issues are far shorter). */
 export const MAX_LINK_TOKEN_LENGTH = 512;

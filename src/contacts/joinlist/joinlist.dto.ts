@@ -59,6 +59,16 @@ export class JoinlistDto {
 
 export class JoinlistResult {
   @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ description: "The app's subscription was already active" }) alreadySubscribed: boolean;
-  @ApiProperty({ format: 'uri', description: 'Signed link to the unsubscribe page' }) unsubscribeUrl: string;
+  @ApiProperty({
+    description:
+      "The app's subscription was already active (false too when the signup waits for the person's e-mail confirmation)",
+  })
+  alreadySubscribed: boolean;
+  @ApiProperty({
+    format: 'uri',
+    description:
+      'Signed link to the unsubscribe page that undoes only what this request did: it ends the subscription this ' +
+      'request started, and nothing when the request started none (already subscribed, or confirmation pending)',
+  })
+  unsubscribeUrl: string;
 }

@@ -1,15 +1,13 @@
 import { ForbiddenException, Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import type { App } from '../../apps/schemas/app.schema';
 import { EmailService } from '../../email/email.service';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { EmailTemplatesService } from '../../email/templates/email-templates.service';
 import { DEFAULT_LANGUAGE } from '../../email/templates/schemas/email-template.schema';
-import { ContactsService } from '../contacts.service';
 import type { Contact } from '../schemas/contact.schema';
-import { NewsletterSignupEvent, SignupEvents } from '../signup.events';
-import { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
+import { PublicSignups } from '../signup/public-signups.service';
+import { newSignupId, UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
 import type { JoinlistDto, JoinlistResult } from './joinlist.dto';
 import { builtInWelcome, WELCOME_TEMPLATE, welcomeVariables } from './welcome-email';
 
@@ -31,18 +29,20 @@ export interface SignupContext {
 /**
  * The public newsletter signup of a web page (DESIGN "Joinlist"): the person gets `blog` consent and an
  * active subscription to the app, a welcome e-mail (once per person and app), and the `newsletter` chat
- * channel hears of it. A filled honeypot gets the same answer and changes nothing.
+ * channel hears of it; or, for someone who had said no (or everyone, on a double opt-in app), a
+ * confirmation mail first (`PublicSignups`). The answer's `unsubscribeUrl` undoes only what the request
+ * did: it names the subscription the request started, if any. A filled honeypot gets the same answer and
+ * changes nothing.
  */
 @Injectable()
 export class JoinlistService {
   private readonly logger = new Logger(JoinlistService.name);
 
   constructor(
-    private readonly contacts: ContactsService,
+    private readonly signups: PublicSignups,
     private readonly email: EmailService,
     private readonly templates: EmailTemplatesService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
-    private readonly events: EventEmitter2,
   ) {}
 
   async join(app: App, dto: JoinlistDto, context: SignupContext): Promise<JoinlistResult> {
@@ -51,51 +51,68 @@ export class JoinlistService {
     }
     if (dto.website) {
       this.logger.log(`Joinlist honeypot filled for app ${app.id}; nothing stored`);
-      // A link that looks like any other and unsubscribes no one (the page is the same for every token).
-      const decoy = this.unsubscribeLinks.url({
-        contactId: new Types.ObjectId().toHexString(),
-        appId: app.id,
-      });
-      return { success: true, alreadySubscribed: false, unsubscribeUrl: decoy };
+      return { success: true, alreadySubscribed: false, unsubscribeUrl: this.inertLink(app, null) };
     }
 
-    const source = dto.source ?? 'joinlist';
-    const { contact, alreadySubscribed } = await this.contacts.signUp({
+    const request = await this.signups.signUp(app, {
       appId: app.id,
       email: dto.email,
       firstName: dto.firstName,
       locale: dto.locale,
-      source,
+      source: dto.source ?? 'joinlist',
       referralUrl: dto.referralUrl ?? null,
       ip: context.ip,
     });
+    switch (request.outcome) {
+      case 'subscribed': {
+        const contactId = String(request.contact._id);
+        await this.enqueueWelcome(app, request.contact);
+        const unsubscribeUrl = this.unsubscribeLinks.url({
+          contactId,
+          appId: app.id,
+          signupId: request.signupId,
+        });
+        return { success: true, alreadySubscribed: false, unsubscribeUrl };
+      }
+      case 'already':
+        // Enqueued on repeats within a day of subscribing too: the idempotency key makes a repeat a no-op,
+        // and a signup whose first request failed after storing the person still gets its welcome on the
+        // retry. Later repeats enqueue nothing: the first welcome's job, and with it its key, may have
+        // expired (EMAIL_JOB_RETENTION_DAYS is at least one day).
+        if (subscribedWithinRetryWindow(request.contact, app.id))
+          await this.enqueueWelcome(app, request.contact);
+        return {
+          success: true,
+          alreadySubscribed: true,
+          unsubscribeUrl: this.inertLink(app, request.contact),
+        };
+      case 'confirm':
+        // Looks like a new signup's answer: nothing tells the caller that this person had said no.
+        return {
+          success: true,
+          alreadySubscribed: false,
+          unsubscribeUrl: this.inertLink(app, request.contact),
+        };
+    }
+  }
+
+  /**
+   * The answer's link when the request started no subscription: shaped like any other, naming a signup that
+   * never was, so it unsubscribes no one (the person's own link is in the mails they receive).
+   */
+  private inertLink(app: App, contact: Contact | null): string {
+    const contactId = contact ? String(contact._id) : new Types.ObjectId().toHexString();
+    return this.unsubscribeLinks.url({ contactId, appId: app.id, signupId: newSignupId() });
+  }
+
+  /** The welcome, once per person and app; its unsubscribe link is the person's own (it goes to them). */
+  private async enqueueWelcome(app: App, contact: Contact): Promise<void> {
     const contactId = String(contact._id);
     const unsubscribeUrl = this.unsubscribeLinks.url({ contactId, appId: app.id });
-
-    // Enqueued on a new subscription and on repeats within a day of it, not only the first request: the
-    // idempotency key makes a repeat a no-op, and a signup whose first request failed after storing the
-    // person still gets its welcome on the retry. Later repeats enqueue nothing: the first welcome's job,
-    // and with it its key, may have expired (EMAIL_JOB_RETENTION_DAYS is at least one day).
-    if (!alreadySubscribed || subscribedWithinRetryWindow(contact, app.id)) {
-      await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl), {
-        idempotencyKey: `welcome:${app.id}:${contactId}`,
-        priority: WELCOME_PRIORITY,
-      });
-    }
-    if (!alreadySubscribed) {
-      this.events.emit(
-        SignupEvents.NewsletterSignup,
-        new NewsletterSignupEvent(
-          app.id,
-          contactId,
-          contact.email,
-          contact.firstName,
-          source,
-          dto.referralUrl ?? null,
-        ),
-      );
-    }
-    return { success: true, alreadySubscribed, unsubscribeUrl };
+    await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl), {
+      idempotencyKey: `welcome:${app.id}:${contactId}`,
+      priority: WELCOME_PRIORITY,
+    });
   }
 
   /** The app's `welcome` template in the person's language when one exists, else the built-in text. */

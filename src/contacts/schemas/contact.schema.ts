@@ -58,6 +58,12 @@ export class Subscription {
   @Prop({ type: String, default: null }) referralUrl: string | null;
   @Prop({ required: true }) subscribedAt: Date;
   @Prop({ type: Date, default: null }) unsubscribedAt: Date | null;
+  /**
+   * A random id given to the subscription by the signup that started it: the unsubscribe link of that
+   * signup's answer names it, so the link ends this subscription and no later one (absent on subscriptions
+   * that no signup started: admin, import).
+   */
+  @Prop({ type: String, default: null }) signupId?: string | null;
 }
 const SubscriptionSchema = SchemaFactory.createForClass(Subscription);
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { randomBytes } from 'node:crypto';
 import { LinkTokens } from '../../common/crypto/link-token';
 import type { AppConfig } from '../../config/env';
 
@@ -7,11 +8,21 @@ import type { AppConfig } from '../../config/env';
 export interface UnsubscribeTarget {
   contactId: string;
   appId: string;
+  /**
+   * Only on the link a public signup answers with: the subscription that signup started (its `signupId`).
+   * Such a link ends that subscription and nothing else; a link without it ends whatever subscription the
+   * person has (the links of e-mails, which only the mailbox holder sees).
+   */
+  signupId?: string;
 }
+
+/** A fresh signup id: 96 random bits, never guessed and never repeated. */
+export const newSignupId = () => randomBytes(12).toString('base64url');
 
 /**
  * Unsubscribe links (DESIGN "Unsubscribe"): signed tokens of purpose `unsubscribe` naming a person and an
- * app, without expiry, at `PUBLIC_BASE_URL/unsubscribe/{token}` (the page, and the RFC 8058 one-click target).
+ * app (and, for a signup's answer, the signup), without expiry, at `PUBLIC_BASE_URL/unsubscribe/{token}`
+ * (the page, and the RFC 8058 one-click target).
  */
 @Injectable()
 export class UnsubscribeLinks {
@@ -25,7 +36,9 @@ export class UnsubscribeLinks {
   }
 
   token(target: UnsubscribeTarget): string {
-    return this.tokens.sign('unsubscribe', [target.contactId, target.appId]);
+    const fields = [target.contactId, target.appId];
+    if (target.signupId !== undefined) fields.push(target.signupId);
+    return this.tokens.sign('unsubscribe', fields);
   }
 
   url(target: UnsubscribeTarget): string {
@@ -35,8 +48,8 @@ export class UnsubscribeLinks {
   /** The target of a genuine token, or null. */
   read(token: string): UnsubscribeTarget | null {
     const fields = this.tokens.verify('unsubscribe', token);
-    if (!fields || fields.length !== 2) return null;
-    const [contactId, appId] = fields;
-    return { contactId, appId };
+    if (!fields || fields.length < 2 || fields.length > 3) return null;
+    const [contactId, appId, signupId] = fields;
+    return signupId === undefined ? { contactId, appId } : { contactId, appId, signupId };
   }
 }

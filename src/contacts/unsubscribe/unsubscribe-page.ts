@@ -1,9 +1,12 @@
+import { HttpStatus } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 
 /**
  * The unsubscribe pages: small, accessible, no JavaScript, no external resources, and the same for every
  * token (DESIGN "Unsubscribe": nothing tells a valid token from an invalid one). The confirmation page's
- * button POSTs to the page's own URL, so a link scanner that follows the GET unsubscribes no one.
+ * button POSTs to the page's own URL, so a link scanner that follows the GET unsubscribes no one. The
+ * signup confirmation pages are built the same way.
  */
 const STYLE = [
   'body{font-family:system-ui,sans-serif;margin:0;padding:2rem 1rem;background:#f6f6f6;color:#1a1a1a}',
@@ -25,7 +28,7 @@ export const UNSUBSCRIBE_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -60,3 +63,13 @@ export const DONE_PAGE = page(
   `<h1 role="status">You are unsubscribed</h1>
 <p>You will not receive these e-mails any more. If this was a mistake, sign up again where you first did.</p>`,
 );
+
+/** Sends one of these pages: never cached, under the pages' Content-Security-Policy. */
+export function sendPage(reply: FastifyReply, html: string) {
+  return reply
+    .status(HttpStatus.OK)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', UNSUBSCRIBE_PAGE_CSP)
+    .header('cache-control', 'no-store')
+    .send(html);
+}

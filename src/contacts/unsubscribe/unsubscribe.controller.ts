@@ -5,7 +5,7 @@ import { Public } from '../../common/auth/public.decorator';
 import { AcceptsBody } from '../../common/http/body/body-policy';
 import { clientIp } from '../../common/http/client-ip';
 import { ContactsService } from '../contacts.service';
-import { CONFIRM_PAGE, DONE_PAGE, UNSUBSCRIBE_PAGE_CSP } from './unsubscribe-page';
+import { CONFIRM_PAGE, DONE_PAGE, sendPage } from './unsubscribe-page';
 import { UnsubscribeLinks } from './unsubscribe-links';
 
 const HTML_PAGE = {
@@ -63,11 +63,8 @@ export class UnsubscribeController {
     await discardMultipart(request);
     const target = this.links.read(token);
     if (target) {
-      await this.contacts.unsubscribe(target.contactId, target.appId, {
-        source: 'unsubscribe',
-        actor: 'self',
-        ip: clientIp(request),
-      });
+      const origin = { source: 'unsubscribe', actor: 'self', ip: clientIp(request) };
+      await this.contacts.unsubscribe(target.contactId, target.appId, origin, target.signupId);
     }
     return sendPage(reply, DONE_PAGE);
   }
@@ -80,13 +77,4 @@ async function discardMultipart(request: FastifyRequest): Promise<void> {
     limits: { files: 0, fields: FORM_FIELDS, fieldSize: FORM_BYTES, parts: FORM_FIELDS },
   });
   for await (const part of parts) if (part.type === 'file') part.file.resume();
-}
-
-function sendPage(reply: FastifyReply, html: string) {
-  return reply
-    .status(HttpStatus.OK)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', UNSUBSCRIBE_PAGE_CSP)
-    .header('cache-control', 'no-store')
-    .send(html);
 }

@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { AnyBulkWriteOperation, Document } from 'mongodb';
 import { Model, trusted } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
-import { claimKeyOf } from './email-job.store';
+import { claimKeyOf } from '../../queue/lease-queue.store';
 import { CampaignHold } from './schemas/campaign-hold.schema';
 import { CLAIMABLE_STATUSES, EmailJob } from './schemas/email-job.schema';
 

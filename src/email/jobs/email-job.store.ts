@@ -1,19 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import {
-  type AnyBulkWriteOperation,
-  type Document,
-  type FindCursor,
-  MongoBulkWriteError,
-  ObjectId,
-  type WriteError,
-} from 'mongodb';
+import { MongoBulkWriteError, ObjectId, type WriteError } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { JobRetention } from './job-retention';
 import type { SentMessage } from '../events/sent-message';
+import { claimKeyOf, type Finished, LeaseQueueStore } from '../../queue/lease-queue.store';
+import type { DueJob as QueueDueJob, HeldJob, LapseRule, QueueKind } from '../../queue/queue-kind';
 import {
   CLAIMABLE_STATUSES,
+  DEFAULT_MAX_ATTEMPTS,
+  EMAIL_JOB_TYPES,
   EmailJob,
   type EmailJobStatus,
   type EmailJobType,
@@ -40,11 +37,8 @@ export interface EnqueuedJob {
 }
 
 /** A due job as the worker's scan sees it: enough to check suppression before claiming. */
-export interface DueJob {
-  _id: ObjectId;
-  claimKey: string;
+export interface DueJob extends QueueDueJob {
   type: EmailJobType;
-  priority: number;
   to?: string;
 }
 
@@ -54,11 +48,7 @@ export type JobOutcome =
   | { status: 'failed'; error: string; retryAt: Date }
   | { status: 'dead'; error: string };
 
-export interface FinishedJob {
-  id: ObjectId;
-  attempts: number;
-  lockToken: string;
-  outcome: JobOutcome;
+export interface FinishedJob extends Finished<JobOutcome> {
   /** The job's campaign (a campaign's messages and its plan), recounted once outcomes are recorded. */
   campaignId?: string | null;
   /** Who an `email.send` job's message is for: its `sent` event names them (SentEvents). */
@@ -83,22 +73,21 @@ const FINAL_STATUSES: readonly EmailJobStatus[] = ['completed', 'dead'];
 
 export const LAPSED_DELIVERY_ERROR =
   'The worker stopped during delivery, so whether the message left is unknown; not retried, to avoid a duplicate';
+const LAPSED_PLAN_ERROR = 'The worker stopped while planning; planned again';
+const LAPSED_UNSENT_ERROR = 'Every attempt ended with its worker stopping before the message was sent';
 
 /**
- * The queue's database operations. The hot path (scan, claim, finish) uses the driver directly: the filters
- * are built here, never from user input, and skipping Mongoose's document layer keeps each step to one
- * round trip for a whole batch (claims address jobs by claim key, outcomes by lock token: each a single
- * lookup in a unique index).
+ * The `email_jobs` kind of the lease-queue engine (src/queue/): scans, claims, handed marks, outcomes and
+ * reaping are the engine's; what is the e-mail queue's own is here: inserting with idempotency keys, the
+ * rule for a lapsed lease, and a campaign's counts.
  */
 @Injectable()
-export class EmailJobStore {
+export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome> {
   constructor(
-    @InjectModel(EmailJob.name) private readonly model: Model<EmailJob>,
+    @InjectModel(EmailJob.name) model: Model<EmailJob>,
     private readonly retention: JobRetention,
-  ) {}
-
-  private get collection() {
-    return this.model.collection;
+  ) {
+    super(() => model.collection, emailQueueKind(retention));
   }
 
   /**
@@ -150,135 +139,14 @@ export class EmailJobStore {
   }
 
   /**
-   * Due jobs, most urgent first, with the claim key of their next attempt, read in batches of `batchSize`
-   * from one cursor for as long as the worker wants more (close the scan when done): the worker claims them
-   * with `claimMany` after checking their addresses against the suppression list. The dev database filters
-   * and sorts the whole queue for every such query, whatever its limit, so a worker reads one scan for as
-   * long as it stays fresh rather than querying again for every batch.
-   */
-  scanDue(batchSize: number, now = new Date()): DueScan {
-    return new DueScan(this.collection.find(dueFilter(now), { ...DUE_SCAN, batchSize }), batchSize);
-  }
-
-  /**
-   * Takes scanned jobs for this worker in two round trips: one `bulkWrite` of updates by claim key (each
-   * removes the key, so of several workers racing for a job exactly one gets it; a job changed since the
-   * scan has another key and is not taken), then one read of the jobs that now carry this claim's tokens.
-   * `lockTokenOf` must give a token unique to this claim of that job.
-   */
-  async claimMany(
-    due: DueJob[],
-    lockTokenOf: (job: DueJob) => string,
-    leaseMs: number,
-    now = new Date(),
-  ): Promise<{ job: EmailJob; lockToken: string }[]> {
-    if (due.length === 0) return [];
-    const tokens = due.map(lockTokenOf);
-    await this.collection.bulkWrite(
-      due.map((job, i) => ({
-        updateOne: {
-          filter: { claimKey: job.claimKey },
-          update: {
-            $set: {
-              status: 'processing',
-              lockToken: tokens[i],
-              leaseExpiresAt: new Date(now.getTime() + leaseMs),
-              startedAt: now,
-              updatedAt: now,
-            },
-            $unset: { claimKey: '' },
-            $inc: { attempts: 1 },
-          },
-        },
-      })),
-      { ordered: false },
-    );
-    const claimed = await this.collection.find({ lockToken: { $in: tokens } }).toArray();
-    return claimed.map((doc) => ({ job: doc as unknown as EmailJob, lockToken: doc.lockToken as string }));
-  }
-
-  /**
-   * Records the outcomes of held jobs in one round trip. Each update names the holder's lock token, so a
-   * worker whose lease was reaped cannot overwrite what happened since. Returns how many were recorded.
-   */
-  async finish(finished: FinishedJob[]): Promise<number> {
-    if (finished.length === 0) return 0;
-    const now = new Date();
-    const operations: AnyBulkWriteOperation[] = finished.map(({ id, attempts, lockToken, outcome }) => ({
-      updateOne: {
-        // The token exists only while this claim holds the job: it is the whole guard.
-        filter: { lockToken },
-        update: {
-          $set: {
-            ...outcomeFields(outcome, now),
-            ...(outcome.status === 'failed' ? {} : { expiresAt: this.retention.expiresAt(now) }),
-            ...(outcome.status === 'failed' ? { claimKey: claimKeyOf(id, attempts) } : {}),
-            updatedAt: now,
-          },
-          $unset: { lockToken: '', leaseExpiresAt: '' },
-        },
-      },
-    }));
-    const result = await this.collection.bulkWrite(operations, { ordered: false });
-    return result.modifiedCount;
-  }
-
-  /**
-   * Jobs whose worker stopped holding them (crash, kill, lost network) past their lease. A delivery may have
-   * left before the worker died, so an `email.send` job is not sent again but ends `dead` with that reason;
-   * a batch plan only enqueues with idempotency keys, so it is safe to run again and is put back as due.
+   * Reaps lapsed leases (the engine's `reapLapsed`) and sums them up: sends ended `dead` (handed, so
+   * whether the message left is unknown), jobs put back (plans, sends never handed), and the campaigns of
+   * the jobs this reaper ended (to recount them).
    */
   async reapLapsedLeases(
     now = new Date(),
   ): Promise<{ dead: number; requeued: number; campaignIds: Set<string> }> {
-    const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
-    // One update per job, guarded by the lapsed holder's token, so the campaigns whose messages this reaper
-    // ended are known (to recount them). A dead worker held few jobs.
-    const sends = await this.collection
-      .find({ ...lapsed, type: 'email.send' }, { projection: { campaignId: 1, lockToken: 1 } })
-      .toArray();
-    const campaignIds = new Set<string>();
-    let dead = 0;
-    for (const send of sends) {
-      const result = await this.collection.updateOne(
-        { lockToken: send.lockToken },
-        {
-          $set: {
-            status: 'dead',
-            lastError: LAPSED_DELIVERY_ERROR,
-            completedAt: now,
-            expiresAt: this.retention.expiresAt(now),
-            updatedAt: now,
-          },
-          $unset: { lockToken: '', leaseExpiresAt: '' },
-        },
-      );
-      dead += result.modifiedCount;
-      const campaignId = send.campaignId as string | null | undefined;
-      if (result.modifiedCount > 0 && campaignId) campaignIds.add(campaignId);
-    }
-    // Plans are rare: each gets the claim key of its next attempt, guarded by the lapsed holder's token.
-    const plans = await this.collection
-      .find({ ...lapsed, type: 'email.batch.plan' }, { projection: { attempts: 1, lockToken: 1 } })
-      .toArray();
-    let requeued = 0;
-    for (const plan of plans) {
-      const result = await this.collection.updateOne(
-        { lockToken: plan.lockToken },
-        {
-          $set: {
-            status: 'failed',
-            lastError: 'The worker stopped while planning; planned again',
-            scheduledAt: now,
-            claimKey: claimKeyOf(plan._id, plan.attempts as number),
-            updatedAt: now,
-          },
-          $unset: { lockToken: '', leaseExpiresAt: '' },
-        },
-      );
-      requeued += result.modifiedCount;
-    }
-    return { dead, requeued, campaignIds };
+    return summarizeReaped(await this.reapLapsed(now));
   }
 
   /**
@@ -317,63 +185,72 @@ export class EmailJobStore {
   }
 }
 
-/** Reads a scan of due jobs batch by batch (`EmailJobStore.scanDue`). */
-export class DueScan {
-  constructor(
-    private readonly cursor: FindCursor<Document>,
-    private readonly batchSize: number,
-  ) {}
-
-  /** The next due jobs (at most the batch size); empty once the scan has no more. */
-  async next(): Promise<DueJob[]> {
-    const docs: Document[] = [];
-    while (docs.length < this.batchSize && (await this.cursor.hasNext())) {
-      docs.push(...this.cursor.readBufferedDocuments(this.batchSize - docs.length));
-    }
-    return docs.map(dueJobOf);
+/** What the reaper did, by rule, and the campaigns of the jobs it ended. */
+export function summarizeReaped(reaped: { job: HeldJob; rule: LapseRule }[]): {
+  dead: number;
+  requeued: number;
+  campaignIds: Set<string>;
+} {
+  const campaignIds = new Set<string>();
+  let dead = 0;
+  for (const { job, rule } of reaped) {
+    if (rule.to !== 'dead') continue;
+    dead += 1;
+    if (typeof job.campaignId === 'string') campaignIds.add(job.campaignId);
   }
-
-  /** Releases the server's cursor (the rest of the scan is not read). */
-  close(): Promise<void> {
-    return this.cursor.close();
-  }
+  return { dead, requeued: reaped.length - dead, campaignIds };
 }
 
-/** Claimable jobs whose time has come. */
-const dueFilter = (now: Date) => ({ status: { $in: [...CLAIMABLE_STATUSES] }, scheduledAt: { $lte: now } });
-/** What a scan reads of a due job, most urgent first. */
-const DUE_SCAN = {
-  projection: { claimKey: 1, type: 1, priority: 1, 'payload.to': 1 },
-  sort: { priority: -1, scheduledAt: 1 },
-} as const;
-
-function dueJobOf(doc: Document): DueJob {
+/**
+ * The e-mail queue's rules on the engine. A lapsed `email.send` that was handed to the transport may have
+ * left before its worker died: it ends `dead` ("outcome unknown") rather than risk a duplicate. One never
+ * handed is safe to send: back to `pending` (dead once its attempts are used up, so a message that kills
+ * its workers does not loop). A batch plan only enqueues with idempotency keys, so it is safe to run again
+ * and is due at once.
+ */
+function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> {
   return {
-    _id: doc._id as ObjectId,
-    claimKey: doc.claimKey as string,
-    type: doc.type as EmailJobType,
-    priority: doc.priority as number,
-    to: (doc.payload as { to?: string } | undefined)?.to,
+    name: 'email',
+    types: EMAIL_JOB_TYPES,
+    typeOf: (job) => job.type as string,
+    typeField: 'type',
+    dueField: 'scheduledAt',
+    claimableStatuses: CLAIMABLE_STATUSES,
+    dueSort: { priority: -1, scheduledAt: 1 },
+    dueProjection: { claimKey: 1, type: 1, priority: 1, 'payload.to': 1 },
+    dueJobOf: (doc) => ({
+      _id: doc._id as ObjectId,
+      claimKey: doc.claimKey as string,
+      type: doc.type as EmailJobType,
+      priority: doc.priority as number,
+      to: (doc.payload as { to?: string } | undefined)?.to,
+    }),
+    claimFields: (now) => ({ startedAt: now }),
+    outcomeUpdate: (outcome) => {
+      switch (outcome.status) {
+        case 'completed':
+          return {
+            set: {
+              status: 'completed',
+              result: outcome.result,
+              ...(outcome.messageId ? { messageId: outcome.messageId } : {}),
+            },
+          };
+        case 'failed':
+          return { set: { lastError: outcome.error }, retryAt: outcome.retryAt };
+        case 'dead':
+          return { set: { status: 'dead', lastError: outcome.error } };
+      }
+    },
+    endFields: (now) => ({ completedAt: now, expiresAt: retention.expiresAt(now) }),
+    heldProjection: { type: 1, campaignId: 1, maxAttempts: 1 },
+    lapsed: (job) => {
+      if (job.type === 'email.batch.plan') return { to: 'due', error: LAPSED_PLAN_ERROR };
+      if (job.handedAt) return { to: 'dead', error: LAPSED_DELIVERY_ERROR };
+      if (job.attempts >= ((job.maxAttempts as number | undefined) ?? DEFAULT_MAX_ATTEMPTS)) {
+        return { to: 'dead', error: LAPSED_UNSENT_ERROR };
+      }
+      return { to: 'pending', uncount: false };
+    },
   };
-}
-
-/** The key a claimable job is claimed by, for the attempt that comes next. */
-export function claimKeyOf(id: ObjectId, attempts: number): string {
-  return `${String(id)}.${attempts}`;
-}
-
-function outcomeFields(outcome: JobOutcome, now: Date): Record<string, unknown> {
-  switch (outcome.status) {
-    case 'completed':
-      return {
-        status: 'completed',
-        result: outcome.result,
-        completedAt: now,
-        ...(outcome.messageId ? { messageId: outcome.messageId } : {}),
-      };
-    case 'failed':
-      return { status: 'failed', lastError: outcome.error, scheduledAt: outcome.retryAt };
-    case 'dead':
-      return { status: 'dead', lastError: outcome.error, completedAt: now };
-  }
 }

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
-import { type ComposedContent, MessageComposers } from '../delivery/message-composers';
 import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { MailTransport } from '../delivery/mail-transport';
@@ -11,19 +10,21 @@ import {
   type RenderedContent,
   type SendableTemplate,
 } from '../delivery/template-source';
-import type { SuppressionReason } from '../suppression/schemas/suppression.schema';
+import { JobHandler } from '../../queue/job-handler.decorator';
+import { JobHandlers } from '../../queue/job-handlers';
+import {
+  COMPOSERS,
+  type ComposedContent,
+  type EmailJobContext,
+  type MessageComposerFn,
+  type TemplateMemo,
+} from './email-handlers';
 import type { EmailMessage } from './email-message';
+import type { JobOutcome } from './email-job.store';
 import type { EmailJob } from './schemas/email-job.schema';
 
 /** A failure that another attempt cannot fix (unknown template, a 5xx answer): the job goes `dead` at once. */
 export class PermanentDeliveryError extends Error {}
-
-export type SendResult =
-  | { sent: true; messageId: string; result: Record<string, unknown> }
-  | { sent: false; result: Record<string, unknown> };
-
-/** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
-export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
 
 /**
  * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
@@ -38,24 +39,28 @@ export class SendEmailHandler {
     private readonly config: ConfigService<AppConfig, true>,
     @Inject(MAIL_TRANSPORT) private readonly transport: MailTransport,
     @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
-    private readonly composers: MessageComposers,
+    private readonly handlers: JobHandlers,
   ) {
     this.defaultSender = config.get('MAIL_FROM', { infer: true });
     this.messageIdDomain = senderDomain(this.defaultSender);
   }
 
-  async send(
-    job: EmailJob,
-    suppressedBecause: SuppressionReason | undefined,
-    memo: TemplateMemo,
-  ): Promise<SendResult> {
+  /**
+   * Sends one job's message. A suppressed address (checked for the whole scan before the claim) completes
+   * without sending. The job is marked handed right before the transport gets the message: a worker that
+   * dies before that point leaves a job that is safe to send again.
+   */
+  @JobHandler('email.send')
+  async send(job: EmailJob, context: EmailJobContext): Promise<JobOutcome> {
     const message = job.payload as unknown as EmailMessage;
+    const suppressedBecause = context.scan.suppressed.get(message.to?.toLowerCase() ?? '');
     if (suppressedBecause) {
-      return { sent: false, result: { skipped: 'suppressed', reason: suppressedBecause } };
+      return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause } };
     }
-    const { content, sender } = await this.content(message, memo);
+    const { content, sender } = await this.content(message, context.scan.memo);
     // Stable per job: a receiver that sees the same Message-ID twice can tell it is one message.
     const messageId = `${String(job._id)}@${this.messageIdDomain}`;
+    await context.handed();
     const receipt = await this.transport.send({
       messageId,
       from: message.from ?? (sender ? formatAddress(sender) : this.defaultSender),
@@ -67,7 +72,7 @@ export class SendEmailHandler {
       headers: unsubscribeHeaders(message.unsubscribeUrl),
     });
     return {
-      sent: true,
+      status: 'completed',
       messageId,
       result: {
         messageId,
@@ -115,7 +120,9 @@ export class SendEmailHandler {
   }
 
   private async composed(message: EmailMessage): Promise<ComposedContent> {
-    const composer = message.composer ? this.composers.get(message.composer) : undefined;
+    const composer = message.composer
+      ? this.handlers.get<MessageComposerFn>(COMPOSERS, message.composer)
+      : undefined;
     if (!composer) throw new PermanentDeliveryError(`No message composer "${message.composer}"`);
     const content = await composer(message);
     if (!content) {

@@ -1,6 +1,6 @@
 import type { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
-import type { BackoffPolicy } from './backoff';
+import type { BackoffPolicy } from '../../queue/backoff';
 
 export interface EmailWorkerOptions {
   /** Messages in flight at once (also the SMTP pool's connection count). */
@@ -19,6 +19,8 @@ export interface EmailWorkerOptions {
   /** Outcomes recorded per database write. */
   finishBatchSize: number;
   backoff: BackoffPolicy;
+  /** How often the reaper's timer looks for lapsed leases (default a minute). */
+  reapEveryMs?: number;
 }
 
 export const EMAIL_WORKER_OPTIONS = Symbol('EMAIL_WORKER_OPTIONS');

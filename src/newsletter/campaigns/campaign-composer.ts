@@ -1,8 +1,8 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
-import { MessageComposers } from '../../email/delivery/message-composers';
 import type { RenderedContent } from '../../email/delivery/template-source';
+import { ComposerHandler } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { TrackingLinks } from '../../email/tracking/tracking-links';
 import { CampaignRenderer, type RecipientVariables } from './campaign-renderer';
@@ -24,19 +24,15 @@ export type CampaignMessageVariables = Pick<RecipientVariables, 'firstName' | 'l
  * never changes once it has left the draft state.
  */
 @Injectable()
-export class CampaignComposer implements OnModuleInit {
+export class CampaignComposer {
   private readonly renderers = new Map<string, Promise<CampaignRenderer | null>>();
 
   constructor(
     @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
-    private readonly composers: MessageComposers,
     private readonly tracking: TrackingLinks,
   ) {}
 
-  onModuleInit(): void {
-    this.composers.register(CAMPAIGN_COMPOSER, (message) => this.compose(message));
-  }
-
+  @ComposerHandler(CAMPAIGN_COMPOSER)
   async compose(message: EmailMessage): Promise<RenderedContent | null> {
     const { campaignId, contactId, appId, unsubscribeUrl } = message;
     if (!campaignId || !contactId || !appId || !unsubscribeUrl) return null;

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
 import { isSendableAddress } from '../../common/validation/email-address';
@@ -6,10 +6,9 @@ import { ContactsService, type AudienceMember } from '../../contacts/contacts.se
 import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
 import { EmailService } from '../../email/email.service';
 import type { BatchPlan } from '../../email/jobs/batch-plan';
-import { BatchPlanners, type PlanOutcome } from '../../email/jobs/batch-planners';
+import { ClickTargetSource, PlanHandler, type PlanOutcome } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { SuppressionService } from '../../email/suppression/suppression.service';
-import { ClickTargets } from '../../email/tracking/click-targets';
 import { CAMPAIGN_COMPOSER, type CampaignMessageVariables } from './campaign-composer';
 import { Campaign } from './schemas/campaign.schema';
 
@@ -34,22 +33,16 @@ export interface CampaignPlan extends BatchPlan {
  * so they are exact whatever happened in between.
  */
 @Injectable()
-export class CampaignPlanner implements OnModuleInit {
+export class CampaignPlanner {
   constructor(
     @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
-    private readonly planners: BatchPlanners,
-    private readonly clickTargets: ClickTargets,
     private readonly contacts: ContactsService,
     private readonly suppression: SuppressionService,
     private readonly email: EmailService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
   ) {}
 
-  onModuleInit(): void {
-    this.planners.register('campaign', (plan) => this.plan(plan as CampaignPlan));
-    this.clickTargets.register((campaignId) => this.linkTable(campaignId));
-  }
-
+  @PlanHandler('campaign')
   async plan(plan: CampaignPlan): Promise<PlanOutcome> {
     const outcome: PlanOutcome = { enqueued: 0, alreadyQueued: 0 };
     if (!isValidObjectId(plan.campaignId)) return outcome;
@@ -119,7 +112,8 @@ export class CampaignPlanner implements OnModuleInit {
   }
 
   /** Where `/c/{token}` may send a campaign's clicks: the link table fixed when it was sent. */
-  private async linkTable(campaignId: string): Promise<string[] | null> {
+  @ClickTargetSource()
+  async linkTable(campaignId: string): Promise<string[] | null> {
     if (!isValidObjectId(campaignId)) return null;
     const campaign = await this.campaigns
       .findById(campaignId, { links: 1, status: 1 })

@@ -6,7 +6,7 @@ export class RateLimiter {
   private nextFreeAt = 0;
 
   constructor(
-    private readonly perSecond: number,
+    readonly perSecond: number,
     private readonly now: () => number = Date.now,
   ) {}
 

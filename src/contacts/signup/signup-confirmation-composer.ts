@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { ComposerHandler, type ComposedContent } from '../../email/jobs/email-handlers';
+import type { EmailMessage } from '../../email/jobs/email-message';
+import { JobSecrets } from '../../email/jobs/job-secrets';
+import { confirmationMail } from './signup-confirmation-email';
+import { SignupConfirmationLinks } from './signup-confirmation-links';
+
+/** The `composer` kind of signup confirmation mails. */
+export const SIGNUP_CONFIRMATION_COMPOSER = 'signup-confirmation';
+/** The name of the sealed secret (`JobSecrets`) that holds the link's token. */
+export const SIGNUP_CONFIRMATION_SECRET = 'token';
+
+/**
+ * Renders a confirmation mail when the worker sends it: the link confirms a subscription, so it is a
+ * secret like a sign-in link (docs/decisions.md, "Issue 24: secrets in jobs"). The job holds its token
+ * only sealed and never the rendered body.
+ */
+@Injectable()
+export class SignupConfirmationComposer {
+  constructor(
+    private readonly secrets: JobSecrets,
+    private readonly links: SignupConfirmationLinks,
+  ) {}
+
+  /** Null (the job is dead at once) when the token cannot be opened or the variables are not ours. */
+  @ComposerHandler(SIGNUP_CONFIRMATION_COMPOSER)
+  compose(message: EmailMessage): Promise<ComposedContent | null> {
+    const token = this.secrets.open(message.sealed)?.[SIGNUP_CONFIRMATION_SECRET];
+    const appName = message.variables?.appName;
+    if (!token || typeof appName !== 'string') return Promise.resolve(null);
+    return Promise.resolve(confirmationMail(appName, this.links.url(token)));
+  }
+}

@@ -1,0 +1,63 @@
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '../../common/auth/public.decorator';
+import { AcceptsBody } from '../../common/http/body/body-policy';
+import { clientIp } from '../../common/http/client-ip';
+import { sendPage } from '../unsubscribe/unsubscribe-page';
+import { PublicSignups } from './public-signups.service';
+import {
+  CONFIRM_SIGNUP_PAGE,
+  SIGNUP_CONFIRMED_PAGE,
+  SIGNUP_LINK_INVALID_PAGE,
+} from './signup-confirmation-page';
+
+const TOKEN_PARAM = { name: 'token', description: 'Signed confirmation token from the confirmation e-mail' };
+/** The page's button posts an empty form; nothing in the body is read. */
+const FORM_BYTES = 1024;
+const FORM_FIELDS = 10;
+
+/**
+ * The link of a signup confirmation mail (DESIGN "Joinlist": double opt-in). GET shows a page with a
+ * button and changes nothing (the same page for any token); the button's POST confirms. No credentials:
+ * the signed token is the whole request.
+ */
+@ApiTags('Joinlist')
+@Controller('joinlist/confirm')
+@Public()
+export class SignupConfirmationController {
+  constructor(private readonly signups: PublicSignups) {}
+
+  @Get(':token')
+  @ApiOperation({
+    operationId: 'signupConfirmationPage',
+    summary: 'The signup confirmation page (no change)',
+  })
+  @ApiParam(TOKEN_PARAM)
+  @ApiProduces('text/html')
+  @ApiOkResponse({
+    description: 'An HTML page with a confirm button, the same for valid and invalid tokens',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
+  page(@Res() reply: FastifyReply) {
+    return sendPage(reply, CONFIRM_SIGNUP_PAGE);
+  }
+
+  @Post(':token')
+  @HttpCode(HttpStatus.OK)
+  @AcceptsBody({ maxBytes: FORM_BYTES, maxFields: FORM_FIELDS, form: true })
+  @ApiOperation({
+    operationId: 'confirmSignup',
+    summary: 'Confirm a held-back newsletter signup (the confirmation page button)',
+  })
+  @ApiParam(TOKEN_PARAM)
+  @ApiProduces('text/html')
+  @ApiOkResponse({
+    description: 'An HTML page: subscribed, or the link is no longer valid (unknown, expired or used)',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
+  async confirm(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const confirmed = await this.signups.confirm(token, clientIp(request));
+    return sendPage(reply, confirmed ? SIGNUP_CONFIRMED_PAGE : SIGNUP_LINK_INVALID_PAGE);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Marks jobs handed in groups: a slot asks just before its job leaves, and every slot that asks while a
+ * mark is being written is marked by the next write (one `bulkWrite` per group of slots, however many).
+ */
+export class HandedMarks {
+  private waiting: { token: string; done: (held: boolean) => void; fail: (error: unknown) => void }[] = [];
+  private writing = false;
+
+  constructor(private readonly write: (tokens: string[]) => Promise<Set<string>>) {}
+
+  /** True once the job is marked handed; false when its lease was lost (it must not leave). */
+  mark(token: string): Promise<boolean> {
+    return new Promise((done, fail) => {
+      this.waiting.push({ token, done, fail });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    // Lets the slots that reach this point in the same turn join the first write.
+    await Promise.resolve();
+    while (this.waiting.length > 0) {
+      const group = this.waiting.splice(0);
+      try {
+        const held = await this.write(group.map((entry) => entry.token));
+        for (const entry of group) entry.done(held.has(entry.token));
+      } catch (error) {
+        for (const entry of group) entry.fail(error);
+      }
+    }
+    this.writing = false;
+  }
+}

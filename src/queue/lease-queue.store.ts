@@ -1,0 +1,238 @@
+import type { AnyBulkWriteOperation, Collection, Document, FindCursor, ObjectId } from 'mongodb';
+import type { DueJob, HeldJob, LapseRule, QueueKind } from './queue-kind';
+
+/** A held job and the token of the claim that holds it. */
+export interface Claimed<Job> {
+  job: Job;
+  lockToken: string;
+}
+
+/** What a worker decided about a job it holds. */
+export interface Finished<Outcome> {
+  id: ObjectId;
+  attempts: number;
+  lockToken: string;
+  outcome: Outcome;
+}
+
+/** The key a claimable job is claimed by, for the attempt that comes next. */
+export function claimKeyOf(id: ObjectId | { toString(): string }, attempts: number): string {
+  return `${String(id)}.${attempts}`;
+}
+
+/** Fields only a held job carries: gone once its holder finishes, releases it or is reaped. */
+const HOLD_FIELDS = { lockToken: '', leaseExpiresAt: '', handedAt: '' } as const;
+
+/**
+ * The lease protocol over one kind's collection (docs/decisions.md, issue 25). A job that may be claimed
+ * carries `claimKey` = `<_id>.<attempts>`; a claim removes it in the same update that sets the holder's
+ * `lockToken` and lease, so of several workers racing for one job exactly one wins, and a stale scan
+ * (the job claimed and re-scheduled since) takes nothing. Every later write names the holder's token, so a
+ * holder whose lease was reaped cannot overwrite what happened since. The hot path uses the driver: the
+ * filters are built here, never from input, and each step is one round trip for a whole batch (each
+ * update is a single lookup in a unique index).
+ */
+export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
+  constructor(
+    private readonly collectionOf: () => Collection,
+    readonly kind: QueueKind<Due, Outcome>,
+  ) {}
+
+  protected get collection(): Collection {
+    return this.collectionOf();
+  }
+
+  /**
+   * Due jobs in the kind's order, read in batches of `batchSize` from one cursor for as long as the worker
+   * wants more (close the scan when done). The dev database filters and sorts the whole collection for
+   * every such query, whatever its limit, so a worker reads one scan while it stays fresh.
+   */
+  scanDue(batchSize: number, now = new Date()): DueScan<Due> {
+    const filter = {
+      status: { $in: [...this.kind.claimableStatuses] },
+      [this.kind.dueField]: { $lte: now },
+    };
+    const cursor = this.collection.find(filter, {
+      projection: this.kind.dueProjection,
+      sort: this.kind.dueSort,
+      batchSize,
+    });
+    return new DueScan(cursor, batchSize, (doc) => this.kind.dueJobOf(doc));
+  }
+
+  /**
+   * Takes scanned jobs in two round trips: one `bulkWrite` of updates by claim key, then one read of the
+   * jobs that now carry this claim's tokens. `lockTokenOf` must give a token unique to this claim of that
+   * job. A claim counts an attempt; a release of a job never handed takes it back.
+   */
+  async claimMany(
+    due: Due[],
+    lockTokenOf: (job: Due) => string,
+    leaseMs: number,
+    now = new Date(),
+  ): Promise<Claimed<Job>[]> {
+    if (due.length === 0) return [];
+    const tokens = due.map(lockTokenOf);
+    await this.collection.bulkWrite(
+      due.map((job, i) => ({
+        updateOne: {
+          filter: { claimKey: job.claimKey },
+          update: {
+            $set: {
+              status: 'processing',
+              lockToken: tokens[i],
+              leaseExpiresAt: new Date(now.getTime() + leaseMs),
+              ...this.kind.claimFields?.(now),
+              updatedAt: now,
+            },
+            $unset: { claimKey: '', handedAt: '' },
+            $inc: { attempts: 1 },
+          },
+        },
+      })),
+      { ordered: false },
+    );
+    const claimed = await this.collection.find({ lockToken: { $in: tokens } }).toArray();
+    return claimed.map((doc) => ({ job: doc as unknown as Job, lockToken: doc.lockToken as string }));
+  }
+
+  /**
+   * Marks held jobs *handed* (about to leave: a message given to the transport) in one round trip, and
+   * returns the tokens still held: a job whose lease was reaped meanwhile may be another worker's now and
+   * must not be handed.
+   */
+  async markHanded(lockTokens: string[], now = new Date()): Promise<Set<string>> {
+    if (lockTokens.length === 0) return new Set();
+    const result = await this.collection.bulkWrite(
+      lockTokens.map((lockToken) => ({
+        updateOne: { filter: { lockToken }, update: { $set: { handedAt: now } } },
+      })),
+      { ordered: false },
+    );
+    if (result.matchedCount === lockTokens.length) return new Set(lockTokens);
+    const held = await this.collection
+      .find({ lockToken: { $in: lockTokens } }, { projection: { lockToken: 1 } })
+      .toArray();
+    return new Set(held.map((doc) => doc.lockToken as string));
+  }
+
+  /** Records the outcomes of held jobs in one round trip; returns how many were recorded. */
+  async finish(finished: Finished<Outcome>[]): Promise<number> {
+    if (finished.length === 0) return 0;
+    const now = new Date();
+    const operations: AnyBulkWriteOperation[] = finished.map(({ id, attempts, lockToken, outcome }) => {
+      const { set, retryAt } = this.kind.outcomeUpdate(outcome, now);
+      const next = retryAt
+        ? { status: 'failed', [this.kind.dueField]: retryAt, claimKey: claimKeyOf(id, attempts) }
+        : this.kind.endFields(now);
+      return {
+        updateOne: {
+          // The token exists only while this claim holds the job: it is the whole guard.
+          filter: { lockToken },
+          update: { $set: { ...set, ...next, updatedAt: now }, $unset: HOLD_FIELDS },
+        },
+      };
+    });
+    const result = await this.collection.bulkWrite(operations, { ordered: false });
+    return result.modifiedCount;
+  }
+
+  /**
+   * Gives up held jobs (a worker stopping): one never handed goes back to `pending` with its attempt not
+   * counted; a handed one follows the kind's rule for a lapsed lease. Returns how many were released.
+   */
+  async release(held: HeldJob[], now = new Date()): Promise<number> {
+    if (held.length === 0) return 0;
+    const operations: AnyBulkWriteOperation[] = held.map((job) => ({
+      updateOne: {
+        filter: { lockToken: job.lockToken },
+        update: this.lapseUpdate(
+          job,
+          job.handedAt ? this.kind.lapsed(job) : { to: 'pending', uncount: true },
+          now,
+        ),
+      },
+    }));
+    const result = await this.collection.bulkWrite(operations, { ordered: false });
+    return result.modifiedCount;
+  }
+
+  /**
+   * Jobs whose holder stopped holding them (crash, kill, lost network) past their lease, each put where the
+   * kind's rule says. One update per job, guarded by the lapsed holder's token: a dead worker held few
+   * jobs, and the caller learns which ones this reaper ended.
+   */
+  async reapLapsed(now = new Date()): Promise<{ job: HeldJob; rule: LapseRule }[]> {
+    const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
+    const { typeField } = this.kind;
+    const filters = typeField ? this.kind.types.map((type) => ({ ...lapsed, [typeField]: type })) : [lapsed];
+    const reaped: { job: HeldJob; rule: LapseRule }[] = [];
+    for (const filter of filters) {
+      const jobs = await this.collection
+        .find(filter, { projection: { ...this.kind.heldProjection, attempts: 1, lockToken: 1, handedAt: 1 } })
+        .toArray();
+      for (const doc of jobs) {
+        const job = doc as unknown as HeldJob;
+        const rule = this.kind.lapsed(job);
+        const result = await this.collection.updateOne(
+          { lockToken: job.lockToken },
+          this.lapseUpdate(job, rule, now),
+        );
+        if (result.modifiedCount > 0) reaped.push({ job, rule });
+      }
+    }
+    return reaped;
+  }
+
+  private lapseUpdate(job: HeldJob, rule: LapseRule, now: Date): Document {
+    switch (rule.to) {
+      case 'pending': {
+        const attempts = rule.uncount ? job.attempts - 1 : job.attempts;
+        return {
+          $set: { status: 'pending', claimKey: claimKeyOf(job._id, attempts), updatedAt: now },
+          $unset: HOLD_FIELDS,
+          ...(rule.uncount ? { $inc: { attempts: -1 } } : {}),
+        };
+      }
+      case 'due':
+        return {
+          $set: {
+            status: 'failed',
+            lastError: rule.error,
+            [this.kind.dueField]: now,
+            claimKey: claimKeyOf(job._id, job.attempts),
+            updatedAt: now,
+          },
+          $unset: HOLD_FIELDS,
+        };
+      case 'dead':
+        return {
+          $set: { status: 'dead', lastError: rule.error, ...this.kind.endFields(now), updatedAt: now },
+          $unset: HOLD_FIELDS,
+        };
+    }
+  }
+}
+
+/** Reads a scan of due jobs batch by batch (`LeaseQueueStore.scanDue`). */
+export class DueScan<Due> {
+  constructor(
+    private readonly cursor: FindCursor<Document>,
+    private readonly batchSize: number,
+    private readonly dueJobOf: (doc: Document) => Due,
+  ) {}
+
+  /** The next due jobs (at most the batch size); empty once the scan has no more. */
+  async next(): Promise<Due[]> {
+    const docs: Document[] = [];
+    while (docs.length < this.batchSize && (await this.cursor.hasNext())) {
+      docs.push(...this.cursor.readBufferedDocuments(this.batchSize - docs.length));
+    }
+    return docs.map(this.dueJobOf);
+  }
+
+  /** Releases the server's cursor (the rest of the scan is not read). */
+  close(): Promise<void> {
+    return this.cursor.close();
+  }
+}

@@ -1,0 +1,395 @@
+import {
+  type BeforeApplicationShutdown,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { SchedulerRegistry } from '@nestjs/schedule';
+import { randomBytes } from 'node:crypto';
+import { ClaimFeed } from './claim-feed';
+import { FinishBuffer } from './finish-buffer';
+import { HandedMarks } from './handed-marks';
+import type { JobHandlers } from './job-handlers';
+import type { DueScan, Finished, LeaseQueueStore } from './lease-queue.store';
+import type { DueJob, HeldJob, LapseRule, LeasedJob } from './queue-kind';
+import { RateLimiter } from './rate-limiter';
+
+/** How a worker runs; read at the start of every run, so a test may change them between runs. */
+export interface WorkerSettings {
+  /** Whether this process polls (and reaps) on timers; a run may still be started by hand. */
+  enabled: boolean;
+  intervalMs: number;
+  /** Jobs in flight at once (the slots); also how many one claim round trip takes. */
+  concurrency: number;
+  /** Jobs started per second across the slots; 0 = no limit. */
+  ratePerSecond: number;
+  /** How long a claimed job stays this worker's; a lapsed lease is reaped by any worker. */
+  leaseMs: number;
+  /** Due jobs read per batch of a scan. */
+  scanSize: number;
+  /** How long a run works through one scan before it scans again (what fell due since waits that long). */
+  rescanAfterMs: number;
+  /** Outcomes recorded per database write. */
+  finishBatchSize: number;
+  /** How often the reaper's own timer looks for lapsed leases. */
+  reapEveryMs: number;
+  /** How long a stop may take (`WORKER_SHUTDOWN_MS`). */
+  shutdownMs: number;
+}
+
+/** What a handler gets besides its job. */
+export interface JobContext<Scan> {
+  lockToken: string;
+  /**
+   * Marks the job handed, just before it leaves (a message given to the transport). After a crash a job
+   * never handed is run again; one handed without an outcome follows the kind's lapse rule. Throws when
+   * the lease was lost meanwhile: the job must not leave.
+   */
+  handed(): Promise<void>;
+  /** State shared by the jobs of one scan (the kind's lookups). */
+  scan: Scan;
+}
+
+/** A handler found by `@JobHandler(<job type>)`. */
+export type JobHandlerFn<Job, Scan, Outcome> = (job: Job, context: JobContext<Scan>) => Promise<Outcome>;
+
+export type RunSummary<Status extends string> = Record<Status, number> & {
+  lostRaces: number;
+  reaped: number;
+};
+
+/** The lease was reaped before the job left: another worker may hold it now. */
+export class LeaseLostError extends Error {
+  constructor() {
+    super('The lease was lost before the job was handed; not sent');
+  }
+}
+
+/**
+ * The polling-worker base of the lease-queue engine (docs/decisions.md, issue 25). Every `intervalMs` a run
+ * scans due jobs and works through them with `concurrency` slots: a feed claims the next `concurrency`
+ * scanned jobs in one round trip, each slot waits for the rate limiter, runs the job's `@JobHandler` and
+ * hands its outcome to a buffer written in batches (retried, never dropped). A run scans again while jobs
+ * are due and this worker still wins some. Lapsed leases are reaped at the start of a run and by a timer of
+ * their own, so a busy or stuck run does not stop reaping. A stop is bounded by `shutdownMs`: claimed jobs
+ * not started are released at once, jobs in flight finish or are released at the limit.
+ */
+export abstract class PollingWorker<
+  Job extends LeasedJob,
+  Due extends DueJob,
+  Outcome extends { status: Status },
+  Status extends string,
+  Scan = undefined,
+  F extends Finished<Outcome> = Finished<Outcome>,
+>
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
+{
+  protected readonly logger: Logger;
+  private run: Promise<RunSummary<Status>> | null = null;
+  private stopping = false;
+  private signalStop: () => void = noop;
+  /** Settles when a stop begins (ends the slots' waits for the rate limiter). */
+  private readonly stopped = new Promise<void>((resolve) => (this.signalStop = resolve));
+  private lastRunEndedAt: Date | null = null;
+  private rate: RateLimiter | null = null;
+  private reaping: Promise<{ job: HeldJob; rule: LapseRule }[]> | null = null;
+  /** Jobs this worker holds and has started, by lock token (released when a stop reaches its limit). */
+  private readonly held = new Map<string, { job: Job; handed: boolean }>();
+  private finishing: FinishBuffer<Outcome, F> | null = null;
+  private readonly marks: HandedMarks;
+
+  protected constructor(
+    private readonly name: string,
+    protected readonly store: LeaseQueueStore<Job, Due, Outcome>,
+    private readonly handlers: JobHandlers,
+    private readonly scheduler: SchedulerRegistry,
+    private readonly statuses: readonly Status[],
+  ) {
+    this.logger = new Logger(name);
+    this.marks = new HandedMarks((tokens) => store.markHanded(tokens));
+  }
+
+  protected abstract settings(): WorkerSettings;
+  /** The outcome of an attempt that threw. */
+  protected abstract failure(job: Job, error: unknown): Outcome;
+
+  /** Fresh state for the jobs of one scan. */
+  protected newScan(): Scan {
+    return undefined as Scan;
+  }
+
+  /** Scanned jobs before they are claimed (a kind may read what it needs); by default spread within priority. */
+  protected prepareDue(due: Due[], _scan: Scan): Promise<Due[]> {
+    return Promise.resolve(spreadWithinPriority(due));
+  }
+
+  /** The record of an outcome; a kind may carry more for `recorded`. */
+  protected finished(job: Job, lockToken: string, outcome: Outcome): F {
+    return { id: job._id, attempts: job.attempts, lockToken, outcome } as F;
+  }
+
+  /** After a batch of outcomes is written (`recorded` of them were still held). */
+  protected recorded(_batch: F[], _recorded: number): void {}
+
+  /** After lapsed leases were reaped. */
+  protected reaped(_reaped: { job: HeldJob; rule: LapseRule }[]): void {}
+
+  /** After a run, however it ended. */
+  protected runEnded(): void {}
+
+  onModuleInit(): void {
+    this.handlers.check(this.store.kind.name, this.store.kind.types);
+  }
+
+  onApplicationBootstrap(): void {
+    const settings = this.settings();
+    if (!settings.enabled) return;
+    this.scheduler.addInterval(
+      this.name,
+      setInterval(() => this.tick(), settings.intervalMs),
+    );
+    this.scheduler.addInterval(
+      `${this.name}.reaper`,
+      setInterval(() => {
+        this.reapLapsed().catch((error: unknown) =>
+          this.logger.error(`Reaping failed: ${(error as Error).message}`),
+        );
+      }, settings.reapEveryMs),
+    );
+    this.logger.log(
+      `Polling every ${settings.intervalMs} ms (concurrency ${settings.concurrency}, ` +
+        `rate ${settings.ratePerSecond || 'unlimited'}/s)`,
+    );
+  }
+
+  /**
+   * Stops within `shutdownMs`: claims no more, releases what is claimed and not started, waits for the
+   * jobs in flight, and at the limit releases those still running (a job never handed goes back to
+   * `pending`, its attempt not counted) and writes the outcomes it has.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.signalStop();
+    for (const name of [this.name, `${this.name}.reaper`]) {
+      if (this.scheduler.doesExist('interval', name)) this.scheduler.deleteInterval(name);
+    }
+    const run = this.run;
+    if (!run) return;
+    const limitMs = this.settings().shutdownMs;
+    const deadline = Date.now() + limitMs;
+    // Most of the time for the work in flight; the rest to release what is still running and record outcomes.
+    const reserveMs = Math.min(2_000, limitMs / 4);
+    if (await within(run.then(noop, noop), limitMs - reserveMs)) return;
+    const stuck = [...this.held.values()];
+    this.held.clear();
+    if (this.finishing) this.finishing.giveUpAt = deadline;
+    this.logger.warn(`Stopping with ${stuck.length} job(s) still running: released`);
+    await within(this.release(stuck), deadline - Date.now());
+    if (this.finishing) await within(this.finishing.flush(), deadline - Date.now());
+  }
+
+  /** When this process's last run ended (reported by `/health`); null before the first. */
+  get lastRunAt(): Date | null {
+    return this.lastRunEndedAt;
+  }
+
+  /**
+   * Works until nothing is due (or a stop begins). A call while a run is in progress joins that run, so one
+   * process never runs two at once and a stop can wait for it.
+   */
+  processDue(): Promise<RunSummary<Status>> {
+    this.run ??= this.runOnce().finally(() => {
+      this.run = null;
+      this.lastRunEndedAt = new Date();
+    });
+    return this.run;
+  }
+
+  /** Reaps lapsed leases now (one reap at a time per process). */
+  reapLapsed(): Promise<{ job: HeldJob; rule: LapseRule }[]> {
+    this.reaping ??= this.store
+      .reapLapsed()
+      .then((reaped) => {
+        if (reaped.length > 0) this.reaped(reaped);
+        return reaped;
+      })
+      .finally(() => (this.reaping = null));
+    return this.reaping;
+  }
+
+  private tick(): void {
+    if (this.run || this.stopping) return;
+    this.processDue().catch((error: unknown) => {
+      this.logger.error(`Run failed: ${(error as Error).message}`, (error as Error).stack);
+    });
+  }
+
+  private async runOnce(): Promise<RunSummary<Status>> {
+    const summary = Object.fromEntries(
+      [...this.statuses, 'lostRaces', 'reaped'].map((key) => [key, 0]),
+    ) as RunSummary<Status>;
+    try {
+      summary.reaped = (await this.reapLapsed()).length;
+      while (!this.stopping) {
+        const scan = this.store.scanDue(this.settings().scanSize);
+        let claimed: number;
+        try {
+          claimed = await this.work(scan, summary);
+        } finally {
+          await scan.close();
+        }
+        // Nothing was due, or every job of the scan went to other workers: leave the rest to the next tick.
+        if (claimed === 0) break;
+      }
+    } finally {
+      this.runEnded();
+    }
+    return summary;
+  }
+
+  /** Works through one scan until it is exhausted or stale; returns how many jobs this worker claimed. */
+  private async work(scan: DueScan<Due>, summary: RunSummary<Status>): Promise<number> {
+    const settings = this.settings();
+    if (this.rate?.perSecond !== settings.ratePerSecond) this.rate = new RateLimiter(settings.ratePerSecond);
+    const rate = this.rate;
+    const scanState = this.newScan();
+    const scanToken = randomBytes(12).toString('hex');
+    const freshUntil = Date.now() + settings.rescanAfterMs;
+    let claimed = 0;
+    const feed = new ClaimFeed<Job, Due>(
+      async () => this.prepareDue(await scan.next(), scanState),
+      () => Date.now() >= freshUntil,
+      settings.concurrency,
+      async (batch) => {
+        const jobs = await this.store.claimMany(
+          batch,
+          (job) => `${scanToken}.${String(job._id)}`,
+          settings.leaseMs,
+        );
+        summary.lostRaces += batch.length - jobs.length;
+        claimed += jobs.length;
+        return jobs;
+      },
+    );
+    const finished = new FinishBuffer<Outcome, F>(
+      (batch) => this.store.finish(batch),
+      settings.finishBatchSize,
+      this.logger,
+      (batch, recorded) => {
+        if (recorded < batch.length) {
+          this.logger.warn(`${batch.length - recorded} outcome(s) not recorded: the lease had been reaped`);
+        }
+        this.recorded(batch, recorded);
+      },
+    );
+    this.finishing = finished;
+    const stopping = () => this.stopping;
+    const slot = async () => {
+      for (let next = await feed.next(stopping); next; next = await feed.next(stopping)) {
+        const { job, lockToken } = next;
+        const entry = { job, handed: false };
+        this.held.set(lockToken, entry);
+        await Promise.race([rate.acquire(), this.stopped]);
+        if (this.stopping) {
+          if (this.held.delete(lockToken)) await this.release([entry]);
+          break;
+        }
+        const outcome = await this.attempt(job, lockToken, entry, scanState);
+        // Released by a stop that reached its limit: the outcome is no longer this worker's to record.
+        if (!this.held.delete(lockToken)) continue;
+        (summary as Record<string, number>)[outcome.status] += 1;
+        await finished.add(this.finished(job, lockToken, outcome));
+      }
+    };
+    // Every slot settles before the run ends, even when one fails (say, the outcome write): a run that
+    // returned early would leave work going that a stop no longer waits for.
+    const slots = await Promise.allSettled(Array.from({ length: settings.concurrency }, slot));
+    await this.release((await feed.leftovers()).map(({ job }) => ({ job, handed: false })));
+    await finished.flush();
+    const failure = slots.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    return claimed;
+  }
+
+  private async attempt(
+    job: Job,
+    lockToken: string,
+    entry: { handed: boolean },
+    scan: Scan,
+  ): Promise<Outcome> {
+    const type = this.store.kind.typeOf(job as unknown as Record<string, unknown>);
+    const handler = this.handlers.get<JobHandlerFn<Job, Scan, Outcome>>('job', type);
+    const context: JobContext<Scan> = {
+      lockToken,
+      scan,
+      handed: async () => {
+        // Counted as handed from the moment the mark is asked for: a release must never resend it.
+        entry.handed = true;
+        let held: boolean;
+        try {
+          held = await this.marks.mark(lockToken);
+        } catch (error) {
+          entry.handed = false;
+          throw error;
+        }
+        if (!held) throw new LeaseLostError();
+      },
+    };
+    try {
+      if (!handler) throw new Error(`No @JobHandler for job type "${type}"`);
+      return await handler(job, context);
+    } catch (error) {
+      return this.failure(job, error);
+    }
+  }
+
+  /** Gives held jobs back to the queue (see `LeaseQueueStore.release`). */
+  private async release(entries: { job: Job; handed: boolean }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const now = new Date();
+    const jobs = entries.map(({ job, handed }) => ({
+      ...(job as unknown as HeldJob),
+      ...(handed ? { handedAt: now } : { handedAt: undefined }),
+    }));
+    try {
+      const released = await this.store.release(jobs, now);
+      this.logger.log(`Released ${released} job(s) on stopping`);
+    } catch (error) {
+      // They lapse instead, and the reaper applies the same rule.
+      this.logger.error(`Releasing ${jobs.length} job(s) failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+const noop = () => undefined;
+
+/** True when `work` settled within `ms`; the timer is cleared either way. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>(
+    (resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))),
+  );
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Workers scanning the same due jobs take them in different orders, so they rarely race for one job; the
+ * priority order stays (a shuffle, then a stable sort by priority).
+ */
+export function spreadWithinPriority<Due extends DueJob>(jobs: Due[]): Due[] {
+  for (let i = jobs.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [jobs[i], jobs[j]] = [jobs[j], jobs[i]];
+  }
+  return jobs.sort((a, b) => b.priority - a.priority);
+}
