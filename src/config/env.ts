@@ -162,6 +162,16 @@ export class Env {
   @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
 
+  /**
+   * The most one SMTP send may take, connecting included: past it the attempt fails (the job is retried)
+   * and the connection pool is replaced. Well inside EMAIL_WORKER_LEASE_MS.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  SMTP_SEND_TIMEOUT_MS = 60_000;
+
   @IsString()
   @MinLength(3)
   MAIL_FROM = 'Admin Service <no-reply@localhost>';

@@ -5,6 +5,7 @@ import { mailTransportProvider } from './delivery/mail-transport.provider';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
+import { CampaignCountersRebuild } from './events/campaign-counters-rebuild';
 import { EmailEventLedger } from './events/email-event-ledger';
 import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
@@ -85,6 +86,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     { provide: TRACKING_LIMITS, useValue: DEFAULT_TRACKING_LIMITS },
     OpenPixelRoute,
     AnalyticsCounters,
+    CampaignCountersRebuild,
     EmailEventLedger,
     SentEvents,
     CampaignHolds,

@@ -17,7 +17,10 @@ export type SmtpVerdict = { accept: true } | { accept: false; code: number; mess
 export interface TestSmtpServer {
   url: string;
   received: ReceivedMail[];
-  /** Every DATA attempt, accepted or not, with its time (to see retry spacing). */
+  /**
+   * Every DATA attempt, accepted or not, with its time (to see retry spacing). `accepted` is the verdict;
+   * a message whose client was gone before the answer (killed, or the server stopped) is not in `received`.
+   */
   attempts: { to: string[]; at: number; accepted: boolean }[];
   /** Decides each message's fate; accepts everything by default. */
   verdict: (mail: ReceivedMail) => SmtpVerdict;
@@ -39,8 +42,18 @@ function parse(raw: string, from: string, to: string[]): ReceivedMail {
   return { from, to, headers, body: split >= 0 ? raw.slice(split + 4) : '', raw, receivedAt: Date.now() };
 }
 
+export interface SmtpServerOptions {
+  /** A fixed port, to bring a stopped server back where its clients connect (default: any free port). */
+  port?: number;
+  /**
+   * How long `close()` lets open connections finish (smtp-server's default is 30 s); a short one makes
+   * stopping the server an outage its clients see at once.
+   */
+  closeTimeoutMs?: number;
+}
+
 /** A real SMTP server on loopback (npm `smtp-server`) that records what it receives. */
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Promise<TestSmtpServer> {
   const state: Omit<TestSmtpServer, 'url' | 'close'> = {
     received: [],
     attempts: [],
@@ -48,12 +61,17 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     delayMs: 0,
     serverErrors: [],
   };
+  // Sessions whose connection has closed: a message answered after that was never acknowledged.
+  const closed = new Set<string>();
+  // Answers still waiting out `delayMs`: a stopping server refuses them (421) instead of recording them.
+  const waiting = new Map<NodeJS.Timeout, () => void>();
   const options: SMTPServerOptions = {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     // The worker's pool keeps connections open; the test server must not cap them.
     maxClients: 500,
+    closeTimeout: serverOptions.closeTimeoutMs,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -64,7 +82,11 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
         const verdict = state.verdict(mail);
         state.attempts.push({ to, at: Date.now(), accepted: verdict.accept });
         const answer = () => {
-          if (verdict.accept) {
+          // Recorded only when the client hears the 250: like a server that has not committed a message
+          // it could not acknowledge (the client rightly counts the attempt as failed and tries again).
+          if (verdict.accept && closed.has(session.id)) {
+            callback(null, 'Queued');
+          } else if (verdict.accept) {
             state.received.push(mail);
             callback(null, 'Queued');
           } else {
@@ -73,9 +95,23 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
             callback(error);
           }
         };
-        if (state.delayMs > 0) setTimeout(answer, state.delayMs);
-        else answer();
+        if (state.delayMs > 0) {
+          const timer = setTimeout(() => {
+            waiting.delete(timer);
+            answer();
+          }, state.delayMs);
+          waiting.set(timer, () => {
+            const error = new Error('Server shutting down') as Error & { responseCode: number };
+            error.responseCode = 421;
+            callback(error);
+          });
+        } else {
+          answer();
+        }
       });
+    },
+    onClose(session) {
+      closed.add(session.id);
     },
   };
   const server = new SMTPServer(options);
@@ -83,11 +119,18 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') state.serverErrors.push(error);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(serverOptions.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   const result = state as TestSmtpServer;
   result.url = `smtp://127.0.0.1:${port}`;
-  result.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  result.close = () => {
+    for (const [timer, refuse] of waiting) {
+      clearTimeout(timer);
+      refuse();
+    }
+    waiting.clear();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   return result;
 }
 

@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
 import { Model } from 'mongoose';
 import { insertedIndexes } from '../../common/database/inserted-indexes';
+import { retryTransient } from '../../common/database/transient-retry';
 import type { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { PRIMARY_PROVIDER } from './provider-payload';
 import {
@@ -83,9 +84,11 @@ export class AnalyticsCounters {
       candidates.push({ index, _id, at: event.createdAt });
     });
     if (candidates.length === 0) return new Set();
-    const inserted = await insertedIndexes(
-      this.flags.collection,
-      candidates.map(({ _id, at }) => ({ _id, at })),
+    const inserted = await retryTransient(() =>
+      insertedIndexes(
+        this.flags.collection,
+        candidates.map(({ _id, at }) => ({ _id, at })),
+      ),
     );
     return new Set([...inserted].map((i) => candidates[i].index));
   }
@@ -206,19 +209,22 @@ export class AnalyticsCounters {
     }
     if (entries.size === 0) return;
     const all = [...entries.values()];
-    const result = await (this.recipients.collection as unknown as Collection<KeyedDoc>).bulkWrite(
-      all.map((entry) => ({
-        updateOne: {
-          filter: { _id: entry._id },
-          update: {
-            $addToSet: { events: { $each: entry.events } },
-            $set: { lastEvent: entry.lastEvent, lastEventAt: entry.lastEventAt },
-            $setOnInsert: { campaignId: entry.campaignId, contactId: entry.contactId },
+    const recipients = this.recipients.collection as unknown as Collection<KeyedDoc>;
+    const result = await retryTransient(() =>
+      recipients.bulkWrite(
+        all.map((entry) => ({
+          updateOne: {
+            filter: { _id: entry._id },
+            update: {
+              $addToSet: { events: { $each: entry.events } },
+              $set: { lastEvent: entry.lastEvent, lastEventAt: entry.lastEventAt },
+              $setOnInsert: { campaignId: entry.campaignId, contactId: entry.contactId },
+            },
+            upsert: true,
           },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
+        })),
+        { ordered: false },
+      ),
     );
     const created = Object.keys(result.upsertedIds).map(Number);
     await this.giveSlots(created.map((index) => all[index]));
@@ -233,15 +239,17 @@ export class AnalyticsCounters {
     }
     const operations: AnyBulkWriteOperation<KeyedDoc>[] = [];
     for (const [campaignId, list] of byCampaign) {
-      const counters = await this.campaigns
-        .findOneAndUpdate(
-          { _id: campaignId },
-          { $inc: { recipients: list.length } },
-          { upsert: true, returnDocument: 'after', projection: { recipients: 1 } },
-        )
-        .lean<Pick<CampaignCounters, 'recipients'>>()
-        .orFail()
-        .exec();
+      const counters = await retryTransient(() =>
+        this.campaigns
+          .findOneAndUpdate(
+            { _id: campaignId },
+            { $inc: { recipients: list.length } },
+            { upsert: true, returnDocument: 'after', projection: { recipients: 1 } },
+          )
+          .lean<Pick<CampaignCounters, 'recipients'>>()
+          .orFail()
+          .exec(),
+      );
       const first = counters.recipients - list.length + 1;
       list.forEach((entry, i) =>
         operations.push({
@@ -252,22 +260,33 @@ export class AnalyticsCounters {
     await this.bulk(this.recipients, operations);
   }
 
-  /** One unordered bulk write on a collection whose documents have string `_id`s. */
+  /**
+   * One unordered bulk write on a collection whose documents have string `_id`s, tried again while the
+   * database is unreachable or electing (WRITE_RETRY).
+   */
   private async bulk(
     model: { collection: unknown },
     operations: AnyBulkWriteOperation<KeyedDoc>[],
   ): Promise<void> {
     if (operations.length === 0) return;
-    await (model.collection as Collection<KeyedDoc>).bulkWrite(operations, { ordered: false });
+    const collection = model.collection as Collection<KeyedDoc>;
+    await retryTransient(() => collection.bulkWrite(operations, { ordered: false }));
   }
 
-  /** For callers that must not fail because of the counters (the event itself is stored). */
+  /**
+   * For callers that must not fail because of the counters (the event itself is stored). Each counter
+   * write is retried through transient errors; one that still fails (a database down past the retries, a
+   * refusal) is logged with the command that rebuilds the campaigns' counters from their stored events.
+   */
   async countOrLog(events: StoredEvent[]): Promise<void> {
     try {
       await this.count(events);
     } catch (error) {
+      const campaigns = [...new Set(events.map((e) => e.campaignId).filter((id) => id !== null))];
+      const rebuild = campaigns.map((id) => `npm run analytics:rebuild -- --campaign ${id}`).join('; ');
       this.logger.error(
-        `Analytics counters of ${events.length} event(s) not updated: ${(error as Error).message}`,
+        `Analytics counters of ${events.length} event(s) not updated: ${(error as Error).message}` +
+          (rebuild ? `. Rebuild them: ${rebuild}` : ''),
         (error as Error).stack,
       );
     }
@@ -279,7 +298,8 @@ type Counted = { event: StoredEvent; names: CounterName[] };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type KeyedDoc = { _id: string; [field: string]: any };
 
-function isHumanAction(event: StoredEvent): boolean {
+/** A person opening or clicking (not a proxy or scanner): the actions counted once per person as unique. */
+export function isHumanAction(event: StoredEvent): boolean {
   return (event.type === 'opened' || event.type === 'clicked') && !event.automated;
 }
 

@@ -1,0 +1,185 @@
+import { connect, type Socket } from 'node:net';
+import { createTransport, type Transporter } from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool';
+import { toNodemailer, type DeliveryReceipt, type MailTransport, type OutgoingMail } from './mail-transport';
+
+/** nodemailer's own waits, one per stage of the conversation; the send limit bounds their sum. */
+const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+
+export interface SmtpTransportOptions {
+  /** The most one send may take, connecting included; past it the attempt fails and the pool is replaced. */
+  sendTimeoutMs: number;
+}
+
+/** A send that outlived the limit. Whether the server took the message is unknown; the job is retried. */
+export class SmtpSendTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+}
+
+/**
+ * A failure without an SMTP answer (refused, reset, timed out, TLS): the connection is at fault, not the
+ * message, and the pool's other connections to that server are most likely dead as well.
+ */
+const isConnectionFault = (error: unknown) =>
+  typeof (error as { responseCode?: unknown } | null)?.responseCode !== 'number';
+
+const addresses = (list: unknown[] | undefined) =>
+  (list ?? []).map((entry) =>
+    typeof entry === 'string' ? entry : String((entry as { address?: string }).address),
+  );
+
+/** `work`, or a timeout error once `ms` have passed; an outcome arriving later is dropped (already failed). */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SmtpSendTimeoutError(`No SMTP answer within ${ms} ms`)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Sends what is written to the socket during one event-loop turn as one write (`cork` at the first write,
+ * `uncork` once the turn's I/O callbacks have run). nodemailer pipes a message into the socket as dozens
+ * of small chunks (headers, each encoded line block, the dot-escaping stream's pieces); without Nagle each
+ * was a syscall and a TCP segment of its own, the largest share of the worker's CPU in the campaign bench.
+ */
+function coalesceWrites(socket: Socket): void {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  socket.write = (...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(uncork);
+    }
+    return write(...args);
+  };
+}
+
+type GetSocketCallback = (error: Error | null, socketOptions?: { connection: Socket }) => void;
+
+/**
+ * One generation of pooled connections. After a connection fault the transport starts a new one and
+ * retires this one: it is closed, its sockets destroyed, once the sends it had taken have ended (each
+ * within the send limit), so a connection stuck on a silent server cannot hold a pool slot for good.
+ */
+class SmtpPool {
+  readonly transporter: Transporter<SMTPPool.SentMessageInfo>;
+  /** The plain `smtp://` sockets opened for this pool (nodemailer opens `smtps://` ones itself). */
+  private readonly sockets = new Set<Socket>();
+  private sending = 0;
+  private onRetired?: () => void;
+
+  constructor(url: string, maxConnections: number) {
+    const plain = url.startsWith('smtp://');
+    const getSocket = (options: { host?: string; port?: number }, callback: GetSocketCallback) =>
+      callback(null, { connection: this.openSocket(options.host ?? 'localhost', options.port ?? 25) });
+    this.transporter = createTransport(
+      new SMTPPool({
+        url,
+        maxConnections,
+        maxMessages: Infinity,
+        ...SMTP_TIMEOUTS,
+        ...(plain ? { getSocket } : {}),
+      } as SMTPPool.Options),
+    );
+  }
+
+  async send(mail: OutgoingMail, timeoutMs: number): Promise<SMTPPool.SentMessageInfo> {
+    this.sending++;
+    try {
+      return await withDeadline(this.transporter.sendMail(toNodemailer(mail)), timeoutMs);
+    } finally {
+      this.sending--;
+      if (this.onRetired && this.sending === 0) this.destroy();
+    }
+  }
+
+  /** No new sends come here; closed once those under way have ended. */
+  retire(onClosed: () => void): void {
+    this.onRetired = onClosed;
+    if (this.sending === 0) this.destroy();
+  }
+
+  /** At shutdown: idle connections are closed; one still waiting on a server does not keep the process. */
+  close(): void {
+    this.transporter.close();
+    for (const socket of this.sockets) socket.unref();
+  }
+
+  destroy(): void {
+    this.transporter.close();
+    for (const socket of this.sockets) socket.destroy();
+    this.onRetired?.();
+  }
+
+  /**
+   * A plain socket with TCP_NODELAY and coalesced writes, handed to nodemailer while still connecting:
+   * every failure of it (refused, reset, timed out) is then nodemailer's own socket error, which takes the
+   * connection out of the pool. Reporting a connect error through the `getSocket` callback instead left
+   * the pool holding the failed connection as busy; with every slot so lost, no send was ever answered.
+   */
+  private openSocket(host: string, port: number): Socket {
+    const socket = connect({ host, port, noDelay: true, keepAlive: true });
+    coalesceWrites(socket);
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    // nodemailer listens from the same turn on; this only keeps an error before that from being thrown.
+    socket.on('error', () => undefined);
+    return socket;
+  }
+}
+
+/**
+ * Pooled SMTP: `maxConnections` connections kept open and reused for every message. Plain `smtp://`
+ * sockets disable Nagle's algorithm: SMTP is a conversation of small writes, and Nagle holding one back
+ * until the previous is acknowledged costs a delayed-ACK wait per message. Faults are ordinary failed
+ * attempts: every send ends within `sendTimeoutMs`, and a send that fails without an SMTP answer (the server
+ * refused, reset or never answered) replaces the pool, so sending resumes by itself once the server is back.
+ */
+export class SmtpTransport implements MailTransport {
+  readonly provider = 'smtp';
+  private pool: SmtpPool;
+  private readonly retiring = new Set<SmtpPool>();
+
+  constructor(
+    private readonly url: string,
+    private readonly maxConnections: number,
+    private readonly options: SmtpTransportOptions,
+  ) {
+    this.pool = new SmtpPool(url, maxConnections);
+  }
+
+  async send(mail: OutgoingMail): Promise<DeliveryReceipt> {
+    const pool = this.pool;
+    try {
+      const info = await pool.send(mail, this.options.sendTimeoutMs);
+      return {
+        accepted: addresses(info.accepted),
+        rejected: addresses(info.rejected),
+        response: String(info.response),
+      };
+    } catch (error) {
+      // Once per generation: the sends that failed with it must not each replace its successor.
+      if (isConnectionFault(error) && pool === this.pool) this.replacePool();
+      throw error;
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.pool.close();
+    for (const pool of this.retiring) pool.destroy();
+  }
+
+  private replacePool(): void {
+    const old = this.pool;
+    this.pool = new SmtpPool(this.url, this.maxConnections);
+    this.retiring.add(old);
+    old.retire(() => this.retiring.delete(old));
+  }
+}

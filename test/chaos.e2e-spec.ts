@@ -1,0 +1,316 @@
+import type { Collection, Document } from 'mongodb';
+import { ObjectId } from 'mongodb';
+import { LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
+import { CampaignsService } from '../src/newsletter/campaigns/campaigns.service';
+import { type ApiProcess, startApi } from './helpers/api-process';
+import { createTestApp, type TestApp } from './helpers/app';
+import { seedApp } from './helpers/factories';
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './helpers/smtp';
+import {
+  compileWorker,
+  killAll,
+  startWorker,
+  waitFor,
+  type CompiledWorker,
+  type WorkerExit,
+  type WorkerProcess,
+} from './helpers/worker-process';
+
+/** People in the campaign. */
+const AUDIENCE = Number(process.env.CHAOS_AUDIENCE ?? 3_000);
+/** Messages in flight at once per sending process (its SMTP pool). */
+const CONCURRENCY = 10;
+/** Per sending process: slow enough that the faults land mid-campaign. */
+const RATE_PER_SECOND = 70;
+/** How long SMTP stays down. */
+const OUTAGE_MS = 12_000;
+/** The bounded shutdown every process is given (WORKER_SHUTDOWN_MS). */
+const SHUTDOWN_MS = 10_000;
+/** A process is slower to exit than its drain: Nest's teardown, the driver closing. */
+const EXIT_SLACK_MS = 3_000;
+
+/**
+ * The chaos run: one API process (its worker on, as by default) and two worker processes send a campaign of
+ * a few thousand people on one dev database to a real SMTP server, while an operator's bad day happens: a
+ * worker is killed (-9) and restarted, the API is killed (-9) and restarted, SMTP is down for 12 s (a worker
+ * gets SIGTERM during the outage). Then: nobody got the mail twice; everyone either got it or has a visible
+ * `dead` job; jobs dead with "outcome unknown" were in flight at a kill, at most the killed processes'
+ * sending slots; the campaign ends `sent` with stats equal to its jobs; every process stopped with SIGTERM
+ * exited within its shutdown limit. A table of the figures is printed.
+ */
+describe('Chaos: kills, an SMTP outage and SIGTERM during a campaign', () => {
+  let compiled: CompiledWorker;
+  let t: TestApp;
+  const processes: WorkerProcess[] = [];
+  /** Every SMTP server of the run (one per up-time), so mail received before an outage is kept. */
+  const servers: TestSmtpServer[] = [];
+
+  beforeAll(async () => {
+    [compiled, t] = await Promise.all([compileWorker(), createTestApp()]);
+  }, 180_000);
+  afterAll(async () => {
+    await killAll(processes);
+    await Promise.all(servers.map((server) => server.close()));
+    await t?.close();
+  });
+
+  const jobs = (): Collection<Document> => t.connection.collection('email_jobs');
+  const received = (): ReceivedMail[] => servers.flatMap((server) => server.received);
+
+  it('loses nobody, mails nobody twice, finishes the campaign and stops every process in time', async () => {
+    const startedAt = Date.now();
+    const app = await seedApp(t, { name: 'Chaos Shop' });
+    await seedAudience(t, app.id, AUDIENCE);
+    let smtp = await startSmtpServer({ closeTimeoutMs: 10 });
+    servers.push(smtp);
+    // Each message is answered after 100 ms: messages are in flight whenever a process dies.
+    smtp.delayMs = 100;
+    const smtpPort = Number(new URL(smtp.url).port);
+
+    const env = {
+      MONGODB_URI: process.env.MONGODB_URI!,
+      SMTP_URL: smtp.url,
+      APP_SECRET: process.env.APP_SECRET!,
+      DATA_DIR: process.env.DATA_DIR!,
+      EMAIL_WORKER_ENABLED: 'true',
+      EMAIL_WORKER_INTERVAL_MS: '200',
+      EMAIL_WORKER_CONCURRENCY: String(CONCURRENCY),
+      EMAIL_WORKER_RATE_PER_SECOND: String(RATE_PER_SECOND),
+      // A killed process's jobs are reaped soon after its leases lapse.
+      EMAIL_WORKER_LEASE_MS: '8000',
+      WORKER_SHUTDOWN_MS: String(SHUTDOWN_MS),
+      SMTP_SEND_TIMEOUT_MS: '5000',
+    };
+    const worker = (name: string) => {
+      const started = startWorker(compiled, name, env);
+      processes.push(started);
+      return started;
+    };
+    const api = async (name: string): Promise<ApiProcess> => {
+      const started = await startApi(compiled, name, env);
+      processes.push(started);
+      return started;
+    };
+    const describeState = async () =>
+      [
+        `jobs ${JSON.stringify(await statusCounts(jobs()))}, received ${received().length}`,
+        ...processes.map((p) => `${p.name} exit ${JSON.stringify(p.exit())}:\n${p.output().slice(-3_000)}`),
+      ].join('\n');
+    const receivedAtLeast = (count: number) =>
+      waitFor(() => received().length >= count, {
+        timeoutMs: 60_000,
+        intervalMs: 20,
+        describe: describeState,
+      });
+    /** The jobs `processing` right after a kill: the killed process's in-flight work is among them. */
+    const processingIds = async () =>
+      new Set(
+        (
+          await jobs()
+            .find({ status: 'processing' }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((j) => String(j._id)),
+      );
+
+    let apiProcess = await api('api-1');
+    let workerA = worker('worker-A');
+    const workerB = worker('worker-B');
+    const campaigns = t.app.get(CampaignsService);
+    const draft = await campaigns.create(
+      app.id,
+      { name: 'Chaos', subject: 'News for {{firstName}}', htmlContent: '<p>Hello {{firstName}}</p>' },
+      'chaos',
+    );
+    const campaignId = String(draft._id);
+    await campaigns.send(app.id, campaignId);
+
+    // 1. kill -9 a worker mid-campaign; the operator restarts it.
+    await receivedAtLeast(AUDIENCE * 0.1);
+    await workerA.kill();
+    const killA = Date.now();
+    const inFlightAtKills = [await processingIds()];
+    workerA = worker('worker-A2');
+
+    // 2. kill -9 the API (which also sends); the operator restarts it.
+    await receivedAtLeast(AUDIENCE * 0.25);
+    await apiProcess.kill();
+    const killApi = Date.now();
+    inFlightAtKills.push(await processingIds());
+    apiProcess = await api('api-2');
+
+    // 3. SMTP down; a worker gets SIGTERM during the outage.
+    await receivedAtLeast(AUDIENCE * 0.4);
+    const receivedBeforeOutage = received().length;
+    await smtp.close();
+    const outageStartedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const shutdowns: { name: string; ms: number; exit: WorkerExit }[] = [];
+    shutdowns.push(await stop(workerB));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, outageStartedAt + OUTAGE_MS - Date.now())),
+    );
+    smtp = await startSmtpServer({ port: smtpPort, closeTimeoutMs: 10 });
+    servers.push(smtp);
+    const smtpBackAt = Date.now();
+
+    // The rest goes out by itself (failed attempts come back after their backoff).
+    await waitFor(
+      async () =>
+        (await jobs().countDocuments({ status: { $in: ['pending', 'processing', 'failed'] } })) === 0,
+      { timeoutMs: 120_000, intervalMs: 250, describe: describeState },
+    );
+    const resumeMs = smtp.received.length > 0 ? smtp.received[0].receivedAt - smtpBackAt : NaN;
+    // The campaign's status follows its jobs (a worker's hint, else its sweep).
+    let campaign = await campaigns.get(app.id, campaignId);
+    await waitFor(async () => (campaign = await campaigns.get(app.id, campaignId)).status !== 'sending', {
+      timeoutMs: 45_000,
+      intervalMs: 250,
+      describe: describeState,
+    });
+    shutdowns.push(await stop(workerA), await stop(apiProcess));
+
+    // The figures.
+    const perPerson = new Map<string, number>();
+    for (const mail of received()) for (const to of mail.to) perPerson.set(to, (perPerson.get(to) ?? 0) + 1);
+    const audience = Array.from({ length: AUDIENCE }, (_, i) => address(i));
+    const twice = audience.filter((to) => (perPerson.get(to) ?? 0) > 1);
+    const never = audience.filter((to) => !perPerson.has(to));
+    const campaignJobs = await jobs()
+      .find(
+        { campaignId, type: { $ne: 'email.batch.plan' } },
+        { projection: { status: 1, lastError: 1, messageId: 1, payload: 1, attempts: 1 } },
+      )
+      .toArray();
+    const jobOf = new Map(campaignJobs.map((job) => [String(job.payload.to).toLowerCase(), job]));
+    const unknown = campaignJobs.filter(
+      (job) => job.status === 'dead' && job.lastError === LAPSED_DELIVERY_ERROR,
+    );
+    const unknownNeverReceived = unknown.filter(
+      (job) => !perPerson.has(String(job.payload.to).toLowerCase()),
+    );
+    const queueStats = {
+      total: campaignJobs.length,
+      sent: campaignJobs.filter((job) => job.status === 'completed' && job.messageId).length,
+      failed: campaignJobs.filter((job) => !(job.status === 'completed' && job.messageId)).length,
+    };
+    const inFlightAtKillsTotal = inFlightAtKills.reduce((sum, ids) => sum + ids.size, 0);
+    const slotsOfKilled = inFlightAtKills.length * CONCURRENCY;
+    const rows: [string, string][] = [
+      ['audience', String(AUDIENCE)],
+      ['sent once', String(audience.length - twice.length - never.length)],
+      ['sent twice or more', String(twice.length)],
+      [
+        'never sent',
+        `${never.length} (dead ${never.filter((to) => jobOf.get(to)?.status === 'dead').length})`,
+      ],
+      [
+        'dead, outcome unknown',
+        `${unknown.length}, of which ${unknownNeverReceived.length} never reached SMTP ` +
+          `(bound ${inFlightAtKills.length} kills × ${CONCURRENCY} slots = ${slotsOfKilled})`,
+      ],
+      ['in flight (processing) at the kills', inFlightAtKills.map((ids) => ids.size).join(' + ')],
+      ['received before the outage', String(receivedBeforeOutage)],
+      ['resume after SMTP returned', `${Number.isNaN(resumeMs) ? '—' : `${(resumeMs / 1000).toFixed(1)} s`}`],
+      ...shutdowns.map(({ name, ms, exit }): [string, string] => [
+        `shutdown ${name}`,
+        `${(ms / 1000).toFixed(1)} s, exit ${exit.code ?? exit.signal}`,
+      ]),
+      [
+        'campaign',
+        `${campaign.status}, stats ${JSON.stringify(campaign.stats)}, queue ${JSON.stringify(queueStats)}`,
+      ],
+      ['run time', `${((Date.now() - startedAt) / 1000).toFixed(0)} s`],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length));
+    console.log(`Chaos run\n${rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n')}`);
+
+    const marks = { killA, killApi, outageStartedAt, smtpBackAt };
+    const detail = (to: string) => ({
+      to,
+      job: jobOf.get(to) && {
+        status: jobOf.get(to)!.status,
+        attempts: jobOf.get(to)!.attempts,
+        lastError: jobOf.get(to)!.lastError,
+      },
+      receivedAt: received()
+        .filter((mail) => mail.to.includes(to))
+        .map((mail) => mail.receivedAt - startedAt),
+    });
+    if (twice.length > 0) {
+      const relative = Object.fromEntries(Object.entries(marks).map(([k, v]) => [k, v - startedAt]));
+      console.log(JSON.stringify({ marks: relative, twice: twice.map(detail) }, null, 1));
+    }
+    expect(twice).toEqual([]);
+    // Everyone got the mail or has a visible final failure.
+    expect(never.filter((to) => jobOf.get(to)?.status !== 'dead')).toEqual([]);
+    // Only jobs in flight at a kill are in doubt: each was `processing` when a process was killed.
+    const atKills = new Set(inFlightAtKills.flatMap((ids) => [...ids]));
+    expect(unknown.filter((job) => !atKills.has(String(job._id))).map((job) => String(job._id))).toEqual([]);
+    expect(unknown.length).toBeLessThanOrEqual(inFlightAtKillsTotal);
+    // A claimed job that never went to the transport goes back to `pending`: the only dead ones that never
+    // reached SMTP are messages cut mid-transmission, at most the killed processes' sending slots.
+    expect(unknownNeverReceived.length).toBeLessThanOrEqual(slotsOfKilled);
+    expect(campaign.status).toBe('sent');
+    expect(campaign.stats).toEqual(queueStats);
+    for (const { name, ms, exit } of shutdowns) {
+      // The API process re-raises the signal after its shutdown hooks ran (Nest's default): an orderly exit.
+      const orderly = exit.code === 0 || (name.startsWith('api') && exit.signal === 'SIGTERM');
+      expect({ name, exit, orderly, withinLimit: ms <= SHUTDOWN_MS + EXIT_SLACK_MS }).toEqual({
+        name,
+        exit,
+        orderly: true,
+        withinLimit: true,
+      });
+    }
+  }, 300_000);
+});
+
+const address = (i: number) => `reader${i}@chaos.test`;
+
+/** SIGTERM, and the time until the process has exited (SIGKILL after a minute, so the test ends). */
+async function stop(process: WorkerProcess): Promise<{ name: string; ms: number; exit: WorkerExit }> {
+  const started = Date.now();
+  process.signal('SIGTERM');
+  const killer = setTimeout(() => void process.kill(), 60_000);
+  const exit = await process.exited;
+  clearTimeout(killer);
+  return { name: process.name, ms: Date.now() - started, exit };
+}
+
+async function statusCounts(collection: Collection<Document>): Promise<Record<string, number>> {
+  const groups = await collection
+    .aggregate<{ _id: string; count: number }>([{ $group: { _id: '$status', count: { $sum: 1 } } }])
+    .toArray();
+  return Object.fromEntries(groups.map((group) => [group._id, group.count]));
+}
+
+/** People with an active subscription to the app and `blog` consent: the campaign's audience. */
+async function seedAudience(t: TestApp, appId: string, count: number): Promise<void> {
+  const now = new Date();
+  await t.connection.collection('contacts').insertMany(
+    Array.from({ length: count }, (_, i) => ({
+      _id: new ObjectId(),
+      email: address(i),
+      firstName: `Reader ${i}`,
+      lastName: null,
+      locale: null,
+      tags: [],
+      consent: { outreach: null, commercial: null, blog: true },
+      consentHistory: [],
+      subscriptions: [
+        {
+          appId,
+          status: 'active',
+          source: 'import',
+          referralUrl: null,
+          subscribedAt: now,
+          unsubscribedAt: null,
+        },
+      ],
+      deletedAt: null,
+      revision: 0,
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+}
