@@ -114,11 +114,10 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
    */
   async markHanded(lockTokens: string[], now = new Date()): Promise<Set<string>> {
     if (lockTokens.length === 0) return new Set();
-    const result = await this.collection.bulkWrite(
-      lockTokens.map((lockToken) => ({
-        updateOne: { filter: { lockToken }, update: { $set: { handedAt: now } } },
-      })),
-      { ordered: false },
+    // One update of the whole group (each token is a lookup in its unique index), not one operation per job.
+    const result = await this.collection.updateMany(
+      { lockToken: { $in: lockTokens } },
+      { $set: { handedAt: now } },
     );
     if (result.matchedCount === lockTokens.length) return new Set(lockTokens);
     const held = await this.collection
