@@ -107,7 +107,13 @@ describe('E-mail queue under faults', () => {
     const started = Date.now();
     const closing = app.close();
     t = undefined;
-    const closed = await Promise.race([closing.then(() => true), sleep(5_000).then(() => false)]);
+    // The cap's timer is cleared: left running, it kept the test file's process alive past its end.
+    let cap: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      closing.then(() => true),
+      new Promise<false>((resolve) => (cap = setTimeout(() => resolve(false), 5_000))),
+    ]);
+    clearTimeout(cap);
     expect(closed).toBe(true);
     expect(Date.now() - started).toBeLessThan(2_500);
     await run.catch(() => undefined);

@@ -23,6 +23,8 @@ export class ClaimFeed<Job, Due extends DueJob> {
     private readonly stale: () => boolean,
     private readonly batchSize: number,
     private readonly claim: (batch: Due[]) => Promise<Claimed<Job>[]>,
+    /** Off for a probe: it claims one job and only then, if it went well, the next. */
+    private readonly prefetch = true,
   ) {}
 
   async next(stopping: () => boolean): Promise<Claimed<Job> | undefined> {
@@ -35,7 +37,7 @@ export class ClaimFeed<Job, Due extends DueJob> {
       else this.startRefill();
     }
     const next = this.claimed.shift();
-    if (this.claimed.length < this.batchSize / 2) this.startRefill();
+    if (this.prefetch && this.claimed.length < this.batchSize / 2) this.startRefill();
     return next;
   }
 

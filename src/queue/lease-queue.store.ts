@@ -15,6 +15,17 @@ export interface Finished<Outcome> {
   outcome: Outcome;
 }
 
+/**
+ * A held job put back because what it needs was unavailable (`DependencyUnavailableError`): due again at
+ * `until`, its attempt not counted, whether or not it was handed (the attempt reached nobody).
+ */
+export interface Postponed {
+  id: ObjectId;
+  attempts: number;
+  lockToken: string;
+  postponed: { until: Date; error: string };
+}
+
 /** The key a claimable job is claimed by, for the attempt that comes next. */
 export function claimKeyOf(id: ObjectId | { toString(): string }, attempts: number): string {
   return `${String(id)}.${attempts}`;
@@ -115,11 +126,16 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
     return new Set(held.map((doc) => doc.lockToken as string));
   }
 
-  /** Records the outcomes of held jobs in one round trip; returns how many were recorded. */
-  async finish(finished: Finished<Outcome>[]): Promise<number> {
+  /**
+   * Records the outcomes of held jobs (and puts back postponed ones) in one round trip; returns how many
+   * were recorded.
+   */
+  async finish(finished: (Finished<Outcome> | Postponed)[]): Promise<number> {
     if (finished.length === 0) return 0;
     const now = new Date();
-    const operations: AnyBulkWriteOperation[] = finished.map(({ id, attempts, lockToken, outcome }) => {
+    const operations: AnyBulkWriteOperation[] = finished.map((record) => {
+      if ('postponed' in record) return { updateOne: this.postponeUpdate(record, now) };
+      const { id, attempts, lockToken, outcome } = record;
       const { set, retryAt } = this.kind.outcomeUpdate(outcome, now);
       const next = retryAt
         ? { status: 'failed', [this.kind.dueField]: retryAt, claimKey: claimKeyOf(id, attempts) }
@@ -181,6 +197,23 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       }
     }
     return reaped;
+  }
+
+  private postponeUpdate({ id, attempts, lockToken, postponed }: Postponed, now: Date) {
+    return {
+      filter: { lockToken },
+      update: {
+        $set: {
+          status: 'failed',
+          lastError: postponed.error,
+          [this.kind.dueField]: postponed.until,
+          claimKey: claimKeyOf(id, attempts - 1),
+          updatedAt: now,
+        },
+        $unset: HOLD_FIELDS,
+        $inc: { attempts: -1 },
+      },
+    };
   }
 
   private lapseUpdate(job: HeldJob, rule: LapseRule, now: Date): Document {

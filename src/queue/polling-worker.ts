@@ -7,10 +7,11 @@ import {
 import type { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import { ClaimFeed } from './claim-feed';
+import { Circuit, type CircuitSettings, DEFAULT_CIRCUIT, DependencyUnavailableError } from './circuit';
 import { FinishBuffer } from './finish-buffer';
 import { HandedMarks } from './handed-marks';
 import type { JobHandlers } from './job-handlers';
-import type { DueScan, Finished, LeaseQueueStore } from './lease-queue.store';
+import type { DueScan, Finished, LeaseQueueStore, Postponed } from './lease-queue.store';
 import type { DueJob, HeldJob, LapseRule, LeasedJob } from './queue-kind';
 import { RateLimiter } from './rate-limiter';
 
@@ -35,6 +36,8 @@ export interface WorkerSettings {
   reapEveryMs: number;
   /** How long a stop may take (`WORKER_SHUTDOWN_MS`). */
   shutdownMs: number;
+  /** Probe waits while a dependency is unavailable (default: 1 s doubling up to 30 s). */
+  circuit?: CircuitSettings;
 }
 
 /** What a handler gets besides its job. */
@@ -56,6 +59,8 @@ export type JobHandlerFn<Job, Scan, Outcome> = (job: Job, context: JobContext<Sc
 export type RunSummary<Status extends string> = Record<Status, number> & {
   lostRaces: number;
   reaped: number;
+  /** Jobs put back, attempt not counted, because a dependency was unavailable. */
+  postponed: number;
 };
 
 /** The lease was reaped before the job left: another worker may hold it now. */
@@ -72,7 +77,9 @@ export class LeaseLostError extends Error {
  * hands its outcome to a buffer written in batches (retried, never dropped). A run scans again while jobs
  * are due and this worker still wins some. Lapsed leases are reaped at the start of a run and by a timer of
  * their own, so a busy or stuck run does not stop reaping. A stop is bounded by `shutdownMs`: claimed jobs
- * not started are released at once, jobs in flight finish or are released at the limit.
+ * not started are released at once, jobs in flight finish or are released at the limit. A handler that
+ * throws `DependencyUnavailableError` opens the worker's circuit: its job is put back with the attempt not
+ * counted, the worker claims nothing more, then probes with one job at a time until the dependency answers.
  */
 export abstract class PollingWorker<
   Job extends LeasedJob,
@@ -97,6 +104,7 @@ export abstract class PollingWorker<
   private readonly held = new Map<string, { job: Job; handed: boolean }>();
   private finishing: FinishBuffer<Outcome, F> | null = null;
   private readonly marks: HandedMarks;
+  private readonly circuit: Circuit;
 
   protected constructor(
     private readonly name: string,
@@ -107,6 +115,7 @@ export abstract class PollingWorker<
   ) {
     this.logger = new Logger(name);
     this.marks = new HandedMarks((tokens) => store.markHanded(tokens));
+    this.circuit = new Circuit(() => this.settings().circuit ?? DEFAULT_CIRCUIT, this.logger);
   }
 
   protected abstract settings(): WorkerSettings;
@@ -184,7 +193,7 @@ export abstract class PollingWorker<
     this.held.clear();
     if (this.finishing) this.finishing.giveUpAt = deadline;
     this.logger.warn(`Stopping with ${stuck.length} job(s) still running: released`);
-    await within(this.release(stuck), deadline - Date.now());
+    await within(this.release(stuck, 'still running at the stop limit'), deadline - Date.now());
     if (this.finishing) await within(this.finishing.flush(), deadline - Date.now());
   }
 
@@ -218,7 +227,8 @@ export abstract class PollingWorker<
   }
 
   private tick(): void {
-    if (this.run || this.stopping) return;
+    // While the circuit is open the worker does not even scan: nothing it claimed could be done.
+    if (this.run || this.stopping || this.circuit.mode() === 'open') return;
     this.processDue().catch((error: unknown) => {
       this.logger.error(`Run failed: ${(error as Error).message}`, (error as Error).stack);
     });
@@ -226,15 +236,17 @@ export abstract class PollingWorker<
 
   private async runOnce(): Promise<RunSummary<Status>> {
     const summary = Object.fromEntries(
-      [...this.statuses, 'lostRaces', 'reaped'].map((key) => [key, 0]),
+      [...this.statuses, 'lostRaces', 'reaped', 'postponed'].map((key) => [key, 0]),
     ) as RunSummary<Status>;
     try {
       summary.reaped = (await this.reapLapsed()).length;
       while (!this.stopping) {
+        const mode = this.circuit.mode();
+        if (mode === 'open') break;
         const scan = this.store.scanDue(this.settings().scanSize);
         let claimed: number;
         try {
-          claimed = await this.work(scan, summary);
+          claimed = await this.work(scan, summary, mode);
         } finally {
           await scan.close();
         }
@@ -247,9 +259,17 @@ export abstract class PollingWorker<
     return summary;
   }
 
-  /** Works through one scan until it is exhausted or stale; returns how many jobs this worker claimed. */
-  private async work(scan: DueScan<Due>, summary: RunSummary<Status>): Promise<number> {
+  /**
+   * Works through one scan until it is exhausted or stale, or the circuit's mode changes (a probe: one slot,
+   * one job at a time, until the circuit closes or opens again); returns how many jobs this worker claimed.
+   */
+  private async work(
+    scan: DueScan<Due>,
+    summary: RunSummary<Status>,
+    mode: 'closed' | 'probe',
+  ): Promise<number> {
     const settings = this.settings();
+    const concurrency = mode === 'probe' ? 1 : settings.concurrency;
     if (this.rate?.perSecond !== settings.ratePerSecond) this.rate = new RateLimiter(settings.ratePerSecond);
     const rate = this.rate;
     const scanState = this.newScan();
@@ -259,7 +279,7 @@ export abstract class PollingWorker<
     const feed = new ClaimFeed<Job, Due>(
       async () => this.prepareDue(await scan.next(), scanState),
       () => Date.now() >= freshUntil,
-      settings.concurrency,
+      concurrency,
       async (batch) => {
         const jobs = await this.store.claimMany(
           batch,
@@ -270,6 +290,7 @@ export abstract class PollingWorker<
         claimed += jobs.length;
         return jobs;
       },
+      mode === 'closed',
     );
     const finished = new FinishBuffer<Outcome, F>(
       (batch) => this.store.finish(batch),
@@ -279,44 +300,60 @@ export abstract class PollingWorker<
         if (recorded < batch.length) {
           this.logger.warn(`${batch.length - recorded} outcome(s) not recorded: the lease had been reaped`);
         }
-        this.recorded(batch, recorded);
+        this.recorded(
+          batch.filter((record): record is F => !('postponed' in record)),
+          recorded,
+        );
       },
     );
     this.finishing = finished;
-    const stopping = () => this.stopping;
+    // Claims and starts nothing more once a stop begins or the circuit leaves this run's mode.
+    const halted = () => this.stopping || this.circuit.mode() !== mode;
     const slot = async () => {
-      for (let next = await feed.next(stopping); next; next = await feed.next(stopping)) {
+      for (let next = await feed.next(halted); next; next = await feed.next(halted)) {
         const { job, lockToken } = next;
         const entry = { job, handed: false };
         this.held.set(lockToken, entry);
         await Promise.race([rate.acquire(), this.stopped]);
-        if (this.stopping) {
-          if (this.held.delete(lockToken)) await this.release([entry]);
+        if (halted()) {
+          if (this.held.delete(lockToken)) await this.release([entry], 'not started');
           break;
         }
-        const outcome = await this.attempt(job, lockToken, entry, scanState);
+        const result = await this.attempt(job, lockToken, entry, scanState);
         // Released by a stop that reached its limit: the outcome is no longer this worker's to record.
         if (!this.held.delete(lockToken)) continue;
-        (summary as Record<string, number>)[outcome.status] += 1;
-        await finished.add(this.finished(job, lockToken, outcome));
+        if ('unavailable' in result) {
+          summary.postponed += 1;
+          await finished.add(this.postponed(job, lockToken, result.unavailable));
+          continue;
+        }
+        (summary as Record<string, number>)[result.outcome.status] += 1;
+        await finished.add(this.finished(job, lockToken, result.outcome));
       }
     };
     // Every slot settles before the run ends, even when one fails (say, the outcome write): a run that
     // returned early would leave work going that a stop no longer waits for.
-    const slots = await Promise.allSettled(Array.from({ length: settings.concurrency }, slot));
-    await this.release((await feed.leftovers()).map(({ job }) => ({ job, handed: false })));
+    const slots = await Promise.allSettled(Array.from({ length: concurrency }, slot));
+    await this.release(
+      (await feed.leftovers()).map(({ job }) => ({ job, handed: false })),
+      'claimed, not started',
+    );
     await finished.flush();
     const failure = slots.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
     return claimed;
   }
 
+  /**
+   * Runs the job's handler. A job that reached the outside (handed) tells the circuit the dependency
+   * answered; one whose dependency was unavailable is to be put back, attempt not counted.
+   */
   private async attempt(
     job: Job,
     lockToken: string,
     entry: { handed: boolean },
     scan: Scan,
-  ): Promise<Outcome> {
+  ): Promise<{ outcome: Outcome } | { unavailable: DependencyUnavailableError }> {
     const type = this.store.kind.typeOf(job as unknown as Record<string, unknown>);
     const handler = this.handlers.get<JobHandlerFn<Job, Scan, Outcome>>('job', type);
     const context: JobContext<Scan> = {
@@ -337,14 +374,31 @@ export abstract class PollingWorker<
     };
     try {
       if (!handler) throw new Error(`No @JobHandler for job type "${type}"`);
-      return await handler(job, context);
+      const outcome = await handler(job, context);
+      if (entry.handed) this.circuit.reached();
+      return { outcome };
     } catch (error) {
-      return this.failure(job, error);
+      if (error instanceof DependencyUnavailableError) {
+        this.circuit.unavailable(error);
+        return { unavailable: error };
+      }
+      if (entry.handed && !(error instanceof LeaseLostError)) this.circuit.reached();
+      return { outcome: this.failure(job, error) };
     }
   }
 
+  /** A job put back until the circuit's next probe (a later scan then finds it due). */
+  private postponed(job: Job, lockToken: string, error: DependencyUnavailableError): Postponed {
+    return {
+      id: job._id as Postponed['id'],
+      attempts: job.attempts,
+      lockToken,
+      postponed: { until: this.circuit.nextProbeAt, error: error.message },
+    };
+  }
+
   /** Gives held jobs back to the queue (see `LeaseQueueStore.release`). */
-  private async release(entries: { job: Job; handed: boolean }[]): Promise<void> {
+  private async release(entries: { job: Job; handed: boolean }[], why: string): Promise<void> {
     if (entries.length === 0) return;
     const now = new Date();
     const jobs = entries.map(({ job, handed }) => ({
@@ -353,7 +407,7 @@ export abstract class PollingWorker<
     }));
     try {
       const released = await this.store.release(jobs, now);
-      this.logger.log(`Released ${released} job(s) on stopping`);
+      this.logger.log(`Released ${released} job(s): ${why}`);
     } catch (error) {
       // They lapse instead, and the reaper applies the same rule.
       this.logger.error(`Releasing ${jobs.length} job(s) failed: ${(error as Error).message}`);

@@ -17,6 +17,7 @@ export class RateLimiter {
     const slot = Math.max(now, this.nextFreeAt);
     this.nextFreeAt = slot + 1000 / this.perSecond;
     const wait = slot - now;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // Unref'd: a slot waiting for its turn never keeps a stopping process alive (the stop releases its job).
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
   }
 }

@@ -41,7 +41,14 @@ export async function compileApp(options: TestAppOptions = {}): Promise<NestFast
 /** Boots the real AppModule on Fastify with the production pipeline (guards, pipes, filters, Swagger). */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const app = await compileApp(options);
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // A refused boot (a start-up check threw) has already opened the database connection: close it, or
+    // the test file's process cannot exit.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   await app.getHttpAdapter().getInstance().ready();
   const connection = app.get<Connection>(getConnectionToken());
   await indexesReady(app);

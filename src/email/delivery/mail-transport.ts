@@ -26,6 +26,11 @@ export interface MailTransport {
   /** Recorded on the job's result: `smtp` or `outbox`. */
   readonly provider: string;
   send(mail: OutgoingMail): Promise<DeliveryReceipt>;
+  /**
+   * Whether a failed send never reached the server (refused, reset, no answer): an outage, not the
+   * message's fate. Absent: every failure is the message's.
+   */
+  unreachable?(error: unknown): boolean;
   /** Nest calls it last at shutdown, after the worker has drained (pooled connections are closed). */
   onApplicationShutdown(): void;
 }

@@ -23,6 +23,23 @@ export class SmtpSendTimeoutError extends Error {
 const isConnectionFault = (error: unknown) =>
   typeof (error as { responseCode?: unknown } | null)?.responseCode !== 'number';
 
+/**
+ * nodemailer's codes (and Node's, in case one passes through) for a server that could not be reached or
+ * stopped answering. Its other codes without an SMTP answer (`EENVELOPE`, `EMESSAGE`, `ESTREAM`, `EAUTH`
+ * without a reply) are about the message or our settings: another attempt of the same job decides those.
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNECTION',
+  'ESOCKET',
+  'ETIMEDOUT',
+  'EDNS',
+  'ETLS',
+  'EPROTOCOL',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+]);
+
 const addresses = (list: unknown[] | undefined) =>
   (list ?? []).map((entry) =>
     typeof entry === 'string' ? entry : String((entry as { address?: string }).address),
@@ -169,6 +186,12 @@ export class SmtpTransport implements MailTransport {
       if (isConnectionFault(error) && pool === this.pool) this.replacePool();
       throw error;
     }
+  }
+
+  /** No SMTP reply, and a code that says the server was unreachable: an outage, not the message's fate. */
+  unreachable(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return isConnectionFault(error) && typeof code === 'string' && UNREACHABLE_CODES.has(code);
   }
 
   onApplicationShutdown(): void {

@@ -3,13 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
 import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
-import type { MailTransport } from '../delivery/mail-transport';
+import type { DeliveryReceipt, MailTransport, OutgoingMail } from '../delivery/mail-transport';
 import {
   EMAIL_TEMPLATE_SOURCE,
   type EmailTemplateSource,
   type RenderedContent,
   type SendableTemplate,
 } from '../delivery/template-source';
+import { DependencyUnavailableError } from '../../queue/circuit';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
 import {
@@ -48,7 +49,8 @@ export class SendEmailHandler {
   /**
    * Sends one job's message. A suppressed address (checked for the whole scan before the claim) completes
    * without sending. The job is marked handed right before the transport gets the message: a worker that
-   * dies before that point leaves a job that is safe to send again.
+   * dies before that point leaves a job that is safe to send again. A send that never reached the SMTP
+   * server is an outage (`DependencyUnavailableError`): the engine puts the job back, attempt not counted.
    */
   @JobHandler('email.send')
   async send(job: EmailJob, context: EmailJobContext): Promise<JobOutcome> {
@@ -61,7 +63,7 @@ export class SendEmailHandler {
     // Stable per job: a receiver that sees the same Message-ID twice can tell it is one message.
     const messageId = `${String(job._id)}@${this.messageIdDomain}`;
     await context.handed();
-    const receipt = await this.transport.send({
+    const receipt = await this.sendOrReportOutage({
       messageId,
       from: message.from ?? (sender ? formatAddress(sender) : this.defaultSender),
       to: message.to,
@@ -81,6 +83,15 @@ export class SendEmailHandler {
         response: receipt.response,
       },
     };
+  }
+
+  private async sendOrReportOutage(mail: OutgoingMail): Promise<DeliveryReceipt> {
+    try {
+      return await this.transport.send(mail);
+    } catch (error) {
+      if (this.transport.unreachable?.(error)) throw new DependencyUnavailableError('SMTP server', error);
+      throw error;
+    }
   }
 
   private async content(

@@ -1,6 +1,7 @@
 import type { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
 import type { BackoffPolicy } from '../../queue/backoff';
+import type { CircuitSettings } from '../../queue/circuit';
 
 export interface EmailWorkerOptions {
   /** Messages in flight at once (also the SMTP pool's connection count). */
@@ -21,6 +22,8 @@ export interface EmailWorkerOptions {
   backoff: BackoffPolicy;
   /** How often the reaper's timer looks for lapsed leases (default a minute). */
   reapEveryMs?: number;
+  /** Probe waits while the SMTP server is unreachable (default: 1 s doubling up to 30 s). */
+  circuit?: CircuitSettings;
 }
 
 export const EMAIL_WORKER_OPTIONS = Symbol('EMAIL_WORKER_OPTIONS');
