@@ -310,6 +310,10 @@ describe('Tickets', () => {
       [{ priority: 'extreme' }, /priority/],
       [{ status: 'done' }, /status/],
       [{ email: 'x@example.com' }, /email should not exist/],
+      // null is no value of these enums: it used to be stored, and the ticket then broke its response schema
+      [{ status: 'pending', topic: null }, /topic/],
+      [{ priority: null }, /priority/],
+      [{ status: null }, /status/],
     ])('answers 400 to PATCH %p', async (body, message) => {
       const ticket = await create(appA.id);
       const res = await user.http.patch(`/${appA.id}/tickets/${ticket._id}`, body);

@@ -24,6 +24,7 @@ import {
   type TicketTopic,
 } from '../schemas/ticket.schema';
 import { IsEmailAddress } from '../../common/validation/email-address';
+import { Omittable } from '../../common/validation/omittable.decorator';
 
 export const SUBJECT_MAX_LENGTH = 200;
 export const SEARCH_MAX_LENGTH = 100;
@@ -114,18 +115,19 @@ export class TicketStatusDto {
 }
 
 /** `PATCH /tickets/{messageId}`: at least one field. */
+/** A PATCH leaves out what it does not change; `null` is no status, priority or topic (400). */
 export class UpdateTicketDto {
-  @ApiPropertyOptional({ enum: TICKET_STATUSES }) @IsOptional() @IsIn(TICKET_STATUSES) status?: TicketStatus;
+  @ApiPropertyOptional({ enum: TICKET_STATUSES }) @Omittable() @IsIn(TICKET_STATUSES) status?: TicketStatus;
 
   @ApiPropertyOptional({ enum: TICKET_PRIORITIES })
-  @IsOptional()
+  @Omittable()
   @IsIn(TICKET_PRIORITIES)
   priority?: TicketPriority;
 }
 
 /** `PATCH /{appId}/tickets/{messageId}`: at least one field. */
 export class UpdateAppTicketDto extends UpdateTicketDto {
-  @ApiPropertyOptional({ enum: TICKET_TOPICS }) @IsOptional() @IsIn(TICKET_TOPICS) topic?: TicketTopic;
+  @ApiPropertyOptional({ enum: TICKET_TOPICS }) @Omittable() @IsIn(TICKET_TOPICS) topic?: TicketTopic;
 }
 
 export class BulkDeleteTicketsDto {
