@@ -1,11 +1,10 @@
 import type { Collection, Document } from 'mongodb';
-import { ObjectId } from 'mongodb';
 import { LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
 import { FINISH_WINDOW_MS } from '../src/queue/finish-buffer';
 import { CampaignsService } from '../src/newsletter/campaigns/campaigns.service';
 import { type ApiProcess, startApi } from './helpers/api-process';
 import { createTestApp, type TestApp } from './helpers/app';
-import { seedApp } from './helpers/factories';
+import { seedApp, subscriberDocument } from './helpers/factories';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './helpers/smtp';
 import {
   compileWorker,
@@ -304,30 +303,9 @@ async function statusCounts(collection: Collection<Document>): Promise<Record<st
 /** People with an active subscription to the app and `blog` consent: the campaign's audience. */
 async function seedAudience(t: TestApp, appId: string, count: number): Promise<void> {
   const now = new Date();
-  await t.connection.collection('contacts').insertMany(
-    Array.from({ length: count }, (_, i) => ({
-      _id: new ObjectId(),
-      email: address(i),
-      firstName: `Reader ${i}`,
-      lastName: null,
-      locale: null,
-      tags: [],
-      consent: { outreach: null, commercial: null, blog: true },
-      consentHistory: [],
-      subscriptions: [
-        {
-          appId,
-          status: 'active',
-          source: 'import',
-          referralUrl: null,
-          subscribedAt: now,
-          unsubscribedAt: null,
-        },
-      ],
-      deletedAt: null,
-      revision: 0,
-      createdAt: now,
-      updatedAt: now,
-    })),
-  );
+  await t.connection
+    .collection('contacts')
+    .insertMany(
+      Array.from({ length: count }, (_, i) => subscriberDocument(appId, address(i), `Reader ${i}`, now)),
+    );
 }

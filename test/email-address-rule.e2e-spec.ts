@@ -1,5 +1,5 @@
 import { getModelToken } from '@nestjs/mongoose';
-import { Types, type Model } from 'mongoose';
+import type { Model } from 'mongoose';
 import type { App } from '../src/apps/schemas/app.schema';
 import { EMAIL_ADDRESS_PATTERN } from '../src/common/validation/email-address';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
@@ -10,7 +10,7 @@ import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs
 import { CampaignProgress } from '../src/newsletter/campaigns/campaign-progress';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
-import { seedApiKey, seedApp } from './helpers/factories';
+import { seedApiKey, seedApp, subscriberDocument } from './helpers/factories';
 import type { HttpClient, RequestOptions, TestResponse } from './helpers/http';
 import { createSessions, Session, TEST_PASSWORD } from './helpers/session';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
@@ -242,30 +242,7 @@ describe('One e-mail address rule', () => {
 
     it('a campaign skips and records an unsendable address and goes to everyone else', async () => {
       const now = new Date();
-      const person = (email: string) => ({
-        _id: new Types.ObjectId(),
-        email,
-        firstName: null,
-        lastName: null,
-        locale: null,
-        tags: [],
-        consent: { outreach: null, commercial: null, blog: true },
-        consentHistory: [],
-        subscriptions: [
-          {
-            appId: app.id,
-            status: 'active',
-            source: 'import',
-            referralUrl: null,
-            subscribedAt: now,
-            unsubscribedAt: null,
-          },
-        ],
-        deletedAt: null,
-        revision: 0,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const person = (email: string) => subscriberDocument(app.id, email, null, now);
       const bad = person('"a b"@example.com');
       await contacts.collection.insertMany([
         person('first@example.com'),

@@ -1,6 +1,6 @@
 import { getModelToken } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
-import type { Model } from 'mongoose';
+import { type Model, Types } from 'mongoose';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
 import type { CreateApiKeyDto } from '../../src/api-keys/dto/api-key-input.dto';
 import { App } from '../../src/apps/schemas/app.schema';
@@ -31,4 +31,40 @@ export async function seedApiKey(
     .get(ApiKeysService)
     .create({ appId, name: 'Test key', ...overrides }, 'test-user');
   return { id: String(key._id), value };
+}
+
+/**
+ * A person record as stored, with an active subscription to `appId` and `blog` consent: for tests that write
+ * the `contacts` collection directly (an audience of thousands, or an address no route would accept).
+ */
+export function subscriberDocument(
+  appId: string,
+  email: string,
+  firstName: string | null = null,
+  now = new Date(),
+) {
+  return {
+    _id: new Types.ObjectId(),
+    email,
+    firstName,
+    lastName: null,
+    locale: null,
+    tags: [],
+    consent: { outreach: null, commercial: null, blog: true },
+    consentHistory: [],
+    subscriptions: [
+      {
+        appId,
+        status: 'active',
+        source: 'import',
+        referralUrl: null,
+        subscribedAt: now,
+        unsubscribedAt: null,
+      },
+    ],
+    deletedAt: null,
+    revision: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
