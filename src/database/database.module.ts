@@ -1,7 +1,7 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
-import mongoose from 'mongoose';
+import mongoose, { type ConnectOptions } from 'mongoose';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
@@ -20,6 +20,33 @@ export interface DatabaseOptions {
    * The API server does; a worker-only process does not: it must share the API's database.
    */
   embedded: boolean;
+  /**
+   * Build declared indexes (and create collections) when models are registered. Off for the `db:indexes`
+   * command, which compares and builds them itself; always off in production (see connectionOptions).
+   */
+  autoIndex?: boolean;
+}
+
+/**
+ * Driver settings shared by every process. Production outlasts a replica-set election (up to about 12 s)
+ * instead of failing the requests and worker writes caught in it; development fails fast, since its only
+ * database is local and a missing one will not come back by waiting. docs/decisions.md, issue 26.
+ */
+export function connectionOptions(production: boolean, autoIndex: boolean): ConnectOptions {
+  return {
+    // Reads right after writes (claims, duplicate read-backs) must see them: never a lagging secondary.
+    readPreference: 'primary',
+    retryWrites: true,
+    retryReads: true,
+    serverSelectionTimeoutMS: production ? 30_000 : 5_000,
+    // A socket silent this long is dead (a half-open connection after a failover); longer than an election
+    // plus the slowest single round trip we send. Development keeps the driver's default (no limit).
+    ...(production ? { socketTimeoutMS: 60_000 } : {}),
+    // Production builds indexes with `npm run db:indexes`: start-up sends no index build or collection
+    // creation, which on a replica set can wait on a secondary that is down.
+    autoIndex: autoIndex && !production,
+    autoCreate: autoIndex && !production,
+  };
 }
 
 /**
@@ -54,13 +81,8 @@ export class DatabaseModule {
               throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
             }
             uri ??= await embeddedDatabaseUri(config.get('DATA_DIR', { infer: true }));
-            return {
-              uri,
-              // Fail requests fast when the database is gone instead of queueing them for 30 s.
-              serverSelectionTimeoutMS: 5_000,
-              // Declared indexes are created at start-up; production may turn this off and build them ahead.
-              autoIndex: true,
-            };
+            const production = config.get('NODE_ENV', { infer: true }) === 'production';
+            return { uri, ...connectionOptions(production, options.autoIndex ?? true) };
           },
         }),
       ],

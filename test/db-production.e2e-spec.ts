@@ -1,0 +1,149 @@
+import { MongoClient, type IndexDescriptionInfo } from 'mongodb';
+import type { Connection } from 'mongoose';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestApp, TestApp } from './helpers/app';
+import { compileWorker, type CompiledWorker } from './helpers/worker-process';
+
+/**
+ * Production database settings: reads pinned to the primary, retried writes and reads, timeouts that
+ * outlast a replica-set election, no index build at start-up; `npm run db:indexes` builds the declared
+ * indexes instead (diff, then apply) and stops on an index whose options differ from the schema's.
+ */
+describe('Production database settings and npm run db:indexes', () => {
+  let t: TestApp;
+  let uri: string;
+  let compiled: CompiledWorker;
+  const production = { NODE_ENV: 'production', BCRYPT_COST: '10', TRUST_PROXY: 'loopback' };
+
+  /** A database of its own on the dev server, empty until the app (or the command) writes to it. */
+  const freshDatabase = () => `${process.env.TEST_MONGODB_BASE_URI}/dbops_${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    compiled = await compileWorker();
+    uri = freshDatabase();
+    // A URI that asks for what the service must not do: its own settings win.
+    process.env.MONGODB_URI = `${uri}?readPreference=secondaryPreferred&retryWrites=false&retryReads=false`;
+    Object.assign(process.env, production);
+    t = await createTestApp();
+  }, 180_000);
+  afterAll(() => t.close());
+
+  /** Every index of every collection of the database, keyed `collection:{key}`. */
+  const indexesIn = async (databaseUri: string) => {
+    const client = await MongoClient.connect(databaseUri);
+    try {
+      const db = client.db();
+      const found: Record<string, IndexDescriptionInfo> = {};
+      for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        for (const index of await db.collection(name).listIndexes().toArray()) {
+          found[`${name}:${JSON.stringify(index.key)}`] = index;
+        }
+      }
+      return found;
+    } finally {
+      await client.close();
+    }
+  };
+
+  /** The unique indexes the schemas declare, keyed as indexesIn keys them. */
+  const declaredUnique = (connection: Connection) =>
+    Object.values(connection.models)
+      .flatMap((model) =>
+        model.schema
+          .indexes()
+          .filter(([, options]) => options?.unique)
+          .map(([key]) => `${model.collection.collectionName}:${JSON.stringify(key)}`),
+      )
+      .sort();
+
+  const runIndexes = (databaseUri: string | undefined, args: string[] = []) => {
+    const script = ['db-indexes.js', join('src', 'db-indexes.js')]
+      .map((name) => join(compiled.dir, name))
+      .find((file) => existsSync(file));
+    if (!script) throw new Error(`no db-indexes.js in ${compiled.dir}`);
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [script, ...args], {
+        cwd: compiled.dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_PATH: join(__dirname, '..', 'node_modules'),
+          ...production,
+          LOG_LEVEL: 'warn',
+          ...(databaseUri ? { MONGODB_URI: databaseUri } : {}),
+          APP_SECRET: process.env.APP_SECRET ?? '',
+          DATA_DIR: process.env.DATA_DIR ?? '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('exit', (code) => done({ code, stdout, stderr }));
+    });
+  };
+
+  it('pins reads to the primary, retries writes and reads, outlasts an election, builds no index', () => {
+    const options = t.connection.getClient().options;
+    expect(options.readPreference.mode).toBe('primary');
+    expect(options.retryWrites).toBe(true);
+    expect(options.retryReads).toBe(true);
+    // Elections take up to about 12 s: the driver waits for the new primary instead of failing.
+    expect(options.serverSelectionTimeoutMS).toBeGreaterThanOrEqual(30_000);
+    expect(options.socketTimeoutMS).toBeGreaterThanOrEqual(30_000);
+    expect(t.connection.config).toMatchObject({ autoIndex: false, autoCreate: false });
+  });
+
+  it('boots without building an index; db:indexes builds the declared ones, then has nothing to do', async () => {
+    const afterBoot = await indexesIn(uri);
+    expect(Object.values(afterBoot).filter((index) => index.name !== '_id_')).toEqual([]);
+
+    const dryRun = await runIndexes(uri, ['--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toMatch(/\+ missing/);
+    expect(await indexesIn(uri)).toEqual(afterBoot);
+
+    const first = await runIndexes(uri);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/change\(s\) applied/);
+    // The dev database builds only unique indexes: exactly the declared ones are there now.
+    const built = await indexesIn(uri);
+    const unique = Object.entries(built)
+      .filter(([, index]) => index.unique)
+      .map(([key]) => key)
+      .sort();
+    expect(unique).toEqual(declaredUnique(t.connection));
+    expect(unique.length).toBeGreaterThan(5);
+
+    const second = await runIndexes(uri);
+    expect(second).toMatchObject({ code: 0, stdout: 'Indexes match the schemas: nothing to do.\n' });
+    expect(await indexesIn(uri)).toEqual(built);
+  }, 180_000);
+
+  it('exits non-zero on an index with the declared keys and other options, naming it', async () => {
+    const databaseUri = freshDatabase();
+    const [collection, key] = declaredUnique(t.connection)[0].split(/:(.*)/s);
+    const client = await MongoClient.connect(databaseUri);
+    try {
+      await client
+        .db()
+        .collection(collection)
+        .createIndex(JSON.parse(key) as Record<string, 1>, { name: 'by_hand', unique: true, sparse: true });
+    } finally {
+      await client.close();
+    }
+    const run = await runIndexes(databaseUri);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Conflicting index ${collection}.by_hand`);
+    expect(run.stderr).toContain(`db.${collection}.dropIndex("by_hand")`);
+  }, 180_000);
+
+  it('refuses to run without MONGODB_URI', async () => {
+    const run = await runIndexes(undefined);
+    expect(run.code).not.toBe(0);
+    expect(`${run.stdout}${run.stderr}`).toContain('MONGODB_URI');
+  }, 60_000);
+});
