@@ -120,6 +120,16 @@ export class Env {
   })
   MONGODB_URI?: string;
 
+  /**
+   * How long start-up waits for the database of MONGODB_URI before it stops with one line naming it (the
+   * embedded dev database has its own wait).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  MONGODB_STARTUP_TIMEOUT_MS = 30_000;
+
   @IsString()
   @MinLength(1)
   DATA_DIR = '.data';
