@@ -8,6 +8,7 @@ import { limitHeapGrowth } from './common/memory/heap-growth';
 import { ServiceLogger } from './common/logging/service-logger';
 import type { AppConfig } from './config/env';
 import { indexesReady } from './database/indexes-ready';
+import { requireReachableDatabase } from './database/database-reachable';
 
 /** The address to open in a browser: a wildcard listener is reached on localhost. */
 function listeningUrl(host: string, port: number): string {
@@ -15,10 +16,22 @@ function listeningUrl(host: string, port: number): string {
   return `http://${shown}:${port}`;
 }
 
+/**
+ * An operator's database must answer before Nest builds the application, so a wrong or unreachable
+ * MONGODB_URI ends start-up with one line (ConfigModule has put the validated values into process.env).
+ * Without MONGODB_URI the embedded dev database starts instead (validateEnv allows that only outside
+ * production).
+ */
+async function databaseAnswers(): Promise<void> {
+  const uri = process.env.MONGODB_URI;
+  if (uri) await requireReachableDatabase(uri, Number(process.env.MONGODB_STARTUP_TIMEOUT_MS));
+}
+
 async function bootstrap(): Promise<void> {
   limitHeapGrowth();
   // Loads `.env` and validates the environment: a bad value stops here with a message naming the variable.
   const root = await AppModule.forRoot();
+  await databaseAnswers();
   // Fastify takes its proxy trust when it is created, before Nest's container exists; ConfigModule has put
   // the validated value (also one from `.env`) into process.env by now.
   const app = await NestFactory.create<NestFastifyApplication>(

@@ -4,6 +4,7 @@ import { bootLogger } from './common/logging/log-stream';
 import { limitHeapGrowth } from './common/memory/heap-growth';
 import { ServiceLogger } from './common/logging/service-logger';
 import { indexesReady } from './database/indexes-ready';
+import { requireReachableDatabase } from './database/database-reachable';
 
 /**
  * A worker-only process: the e-mail worker and the chat delivery (with the daily digest) without the HTTP
@@ -20,6 +21,7 @@ async function bootstrap(): Promise<void> {
   if (!process.env.MONGODB_URI) {
     throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
   }
+  await requireReachableDatabase(process.env.MONGODB_URI, Number(process.env.MONGODB_STARTUP_TIMEOUT_MS));
   const app = await NestFactory.createApplicationContext(root, {
     logger: bootLogger(),
     abortOnError: false,

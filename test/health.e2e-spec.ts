@@ -4,6 +4,7 @@ import { ChatNotifier } from '../src/chat/chat-notifier';
 import { ChatDeliveryWorker } from '../src/chat/delivery/chat-delivery.worker';
 import { CHAT_DELIVERY_OPTIONS } from '../src/chat/delivery/delivery-options';
 import { EmailService } from '../src/email/email.service';
+import { HealthService } from '../src/health/health.service';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { testDeliveryOptions, waitForNotifications } from './helpers/chat';
 import { drainEmailQueue } from './helpers/email-queue';
@@ -34,8 +35,12 @@ describe('GET /health and the OpenAPI document', () => {
     await receiver.close();
   });
 
+  /** The figures come from the background refresh (every 10 s): a test takes a fresh one after it acted. */
+  const refreshed = () => t.app.get(HealthService).refresh();
+
   it('reports the spec record plus version, the e-mail worker and the chat backlog', async () => {
     await resetDatabase(t.connection);
+    await refreshed();
     const res = await t.http.get('/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -48,6 +53,7 @@ describe('GET /health and the OpenAPI document', () => {
       // The tests run without the background worker (test/setup/test-env.ts) and no run has happened yet.
       emailWorker: { enabled: false, lastRun: null, queue: emptyQueue },
       chatBacklog: { pending: 0, failed: 0 },
+      checkedAt: expect.any(String),
     });
     expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp);
   });
@@ -60,11 +66,13 @@ describe('GET /health and the OpenAPI document', () => {
     // No planner has this kind: the worker ends the job `dead`.
     await email.enqueueBatchPlan({ kind: 'no-such-planner' });
 
+    await refreshed();
     const before = (await t.http.get('/health')).body.emailWorker;
     expect(before).toEqual({ enabled: false, lastRun: null, queue: { ...emptyQueue, pending: 3 } });
 
     const startedAt = Date.now();
     await drainEmailQueue(t);
+    await refreshed();
     const after = (await t.http.get('/health')).body.emailWorker;
     expect(after.queue).toEqual({ ...emptyQueue, completed: 2, dead: 1 });
     expect(new Date(after.lastRun).toISOString()).toBe(after.lastRun);
@@ -86,11 +94,13 @@ describe('GET /health and the OpenAPI document', () => {
     notifier.notify({ ...notice, appId: failing.id });
     notifier.notify({ ...notice, appId: logged.id });
     await waitForNotifications(t, 3);
+    await refreshed();
     expect((await t.http.get('/health')).body.chatBacklog).toEqual({ pending: 3, failed: 0 });
 
     // The rule's receiver answers 500 (retried later); the other app has no destination but the log.
     await t.app.get(ChatDeliveryWorker).processDue();
     expect(receiver.calls).toHaveLength(2);
+    await refreshed();
     expect((await t.http.get('/health')).body.chatBacklog).toEqual({ pending: 0, failed: 2 });
   });
 

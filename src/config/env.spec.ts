@@ -92,7 +92,11 @@ describe('BCRYPT_COST', () => {
   });
 
   it('refuses a cost below 10 in production and takes 10 to 14', () => {
-    const production = { APP_SECRET: secret, NODE_ENV: 'production' };
+    const production = {
+      APP_SECRET: secret,
+      NODE_ENV: 'production',
+      MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+    };
     expect(() => validateEnv({ ...production, BCRYPT_COST: '9' })).toThrow(
       /BCRYPT_COST: must be at least 10/,
     );

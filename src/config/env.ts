@@ -18,6 +18,7 @@ import { validateCronExpression } from 'cron';
 import { isIP } from 'node:net';
 import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
+import { databaseNameOf, hostsOf } from './mongodb-uri';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
 export type Duration = `${number}${'s' | 'm' | 'h' | 'd'}`;
@@ -118,6 +119,16 @@ export class Env {
     message: 'must be a mongodb:// or mongodb+srv:// connection string',
   })
   MONGODB_URI?: string;
+
+  /**
+   * How long start-up waits for the database of MONGODB_URI before it stops with one line naming it (the
+   * embedded dev database has its own wait).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  MONGODB_STARTUP_TIMEOUT_MS = 30_000;
 
   @IsString()
   @MinLength(1)
@@ -308,6 +319,26 @@ export class InvalidEnvironmentError extends Error {}
 const PRODUCTION_MIN_BCRYPT_COST = 10;
 
 /**
+ * Production runs on a MongoDB the operator names, never on the embedded stand-in (it is a development tool,
+ * started only when MONGODB_URI is unset), and in a database the URI names (without one the driver writes to
+ * `test`). The message shows the hosts, never the credentials.
+ */
+function productionDatabaseProblems(uri: string | undefined): string[] {
+  if (!uri) {
+    return [
+      '  MONGODB_URI: is required when NODE_ENV=production (the embedded dev database runs only outside ' +
+        'production), e.g. mongodb://db.internal:27017/admin-service',
+    ];
+  }
+  // A malformed URI is already reported by its format rule.
+  if (!/^mongodb(\+srv)?:\/\//.test(uri) || databaseNameOf(uri) !== '') return [];
+  return [
+    `  MONGODB_URI: names no database (${hostsOf(uri)}); when NODE_ENV=production add one after the hosts, ` +
+      'e.g. mongodb://db.internal:27017/admin-service',
+  ];
+}
+
+/**
  * Validates and types the environment (the `validate` of ConfigModule, which merged `.env` under it): a bad
  * value stops the process with a message naming the variable.
  */
@@ -328,6 +359,7 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   }
   const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
+  if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));
   if (problems.length > 0 || !secret) {
     throw new InvalidEnvironmentError(`Invalid configuration:\n${problems.join('\n')}`);
   }

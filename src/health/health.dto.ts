@@ -63,6 +63,13 @@ export class HealthRecord {
     description: 'Chat notifications waiting for delivery; null when the database did not answer in time',
   })
   chatBacklog: ChatBacklogRecord | null;
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'When the database figures (the ping behind `database.connected`, the queue, the chat backlog) were last ' +
+      'refreshed: in the background every 10 s, never by a request. A lost connection shows at once.',
+  })
+  checkedAt: string;
 }
 
 /** `GET /health/live`: the process answers; nothing else is checked. */

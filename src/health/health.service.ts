@@ -1,19 +1,42 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
-import type { Connection } from 'mongoose';
+import { ConnectionStates, type Connection } from 'mongoose';
 import { ChatBacklog } from '../chat/delivery/chat-backlog';
-import { EmailQueueStatus } from '../email/jobs/email-queue-status';
-import type { HealthRecord, LivenessRecord } from './health.dto';
+import { EmailQueueStatus, type QueueDepth } from '../email/jobs/email-queue-status';
+import type { ChatBacklogRecord, HealthRecord, LivenessRecord } from './health.dto';
 import { readServiceVersion } from './service-version';
 
 /** Every database call of the probe is bounded by this: a dead server must not hold it for the driver's 5 s. */
 const PROBE_TIMEOUT_MS = 2_000;
 
+/** How often the database figures are refreshed in the background (docs/decisions.md, issue 26). */
+export const HEALTH_REFRESH_MS = 10_000;
+
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
+/** What the last background refresh found. */
+interface DatabaseFigures {
+  /** The ping answered within PROBE_TIMEOUT_MS. */
+  pinged: boolean;
+  queue: QueueDepth | null;
+  chatBacklog: ChatBacklogRecord | null;
+  checkedAt: Date;
+}
+
+/**
+ * The health record. A request reads figures a background refresh keeps (every HEALTH_REFRESH_MS, each call
+ * bounded by PROBE_TIMEOUT_MS), so `/health` sends the database nothing however often it is called; the
+ * connection's own state (the driver's monitor, no round trip) is checked per request, so a lost database
+ * shows at once without waiting for the next refresh.
+ */
 @Injectable()
-export class HealthService {
+export class HealthService implements OnApplicationShutdown {
   private readonly version = readServiceVersion();
+  private figures?: DatabaseFigures;
+  /** The first refresh, started by the first request: a process nobody probes (a worker) never counts. */
+  private started?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(
     @InjectConnection() private readonly connection: Connection,
@@ -21,15 +44,12 @@ export class HealthService {
     private readonly chatBacklog: ChatBacklog,
   ) {}
 
-  /** Readiness: the spec's record plus the queue and outbox figures (counted only when the ping answered). */
+  /** Readiness: the spec's record plus the queue and outbox figures of the last refresh. */
   async check(): Promise<HealthRecord> {
-    const connected = await bounded(this.ping(), false);
-    const [queue, chatBacklog] = connected
-      ? await Promise.all([
-          bounded(this.emailQueue.depth(PROBE_TIMEOUT_MS), null),
-          bounded(this.chatBacklog.count(PROBE_TIMEOUT_MS), null),
-        ])
-      : [null, null];
+    this.started ??= this.refresh().then(() => this.schedule());
+    await this.started;
+    const figures = this.figures!;
+    const connected = figures.pinged && this.connection.readyState === ConnectionStates.connected;
     const memory = process.memoryUsage();
     const worker = this.emailQueue.workerState();
     return {
@@ -43,14 +63,43 @@ export class HealthService {
       },
       database: { connected, modelsCount: this.connection.modelNames().length },
       version: this.version,
-      emailWorker: { enabled: worker.enabled, lastRun: worker.lastRun?.toISOString() ?? null, queue },
-      chatBacklog,
+      emailWorker: {
+        enabled: worker.enabled,
+        lastRun: worker.lastRun?.toISOString() ?? null,
+        queue: connected ? figures.queue : null,
+      },
+      chatBacklog: connected ? figures.chatBacklog : null,
+      checkedAt: figures.checkedAt.toISOString(),
     };
   }
 
   /** Liveness: the process answers. Never touches the database, so a database outage does not restart it. */
   live(): LivenessRecord {
     return { status: 'ok', uptime: process.uptime() };
+  }
+
+  /** Pings, then counts the queue and the outbox (only when the ping answered); each call bounded. */
+  async refresh(): Promise<void> {
+    const pinged = await bounded(this.ping(), false);
+    const [queue, chatBacklog] = pinged
+      ? await Promise.all([
+          bounded(this.emailQueue.depth(PROBE_TIMEOUT_MS), null),
+          bounded(this.chatBacklog.count(PROBE_TIMEOUT_MS), null),
+        ])
+      : [null, null];
+    this.figures = { pinged, queue, chatBacklog, checkedAt: new Date() };
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** The next refresh, once this one ended (never two at once); unref'd: it never keeps the process alive. */
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.refresh().finally(() => this.schedule()), HEALTH_REFRESH_MS);
+    this.timer.unref();
   }
 
   private async ping(): Promise<boolean> {
