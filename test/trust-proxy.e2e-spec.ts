@@ -12,7 +12,12 @@ const ORIGIN = 'https://www.shop.test';
 const secret = 'x'.repeat(32);
 
 describe('TRUST_PROXY at start-up', () => {
-  const production = { NODE_ENV: 'production', APP_SECRET: secret, BCRYPT_COST: '12' };
+  const production = {
+    NODE_ENV: 'production',
+    APP_SECRET: secret,
+    BCRYPT_COST: '12',
+    MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+  };
 
   it('refuses TRUST_PROXY=true in production, naming the variable and what to give instead', () => {
     expect(() => validateEnv({ ...production, TRUST_PROXY: 'true' })).toThrow(InvalidEnvironmentError);
