@@ -253,6 +253,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
       checkpoint: timed(app.get(CampaignPlanner), 'checkpoint'),
       'worker: due jobs (a batch of a scan)': timed(DueScan.prototype, 'next'),
       'worker: claim': timed(app.get(EmailJobStore), 'claimMany'),
+      'worker: handed marks': timed(app.get(EmailJobStore), 'markHanded'),
       'worker: record outcomes': timed(app.get(EmailJobStore), 'finish'),
     };
     const draft = await campaigns.create(

@@ -18,8 +18,9 @@ export class HandedMarks {
 
   private async drain(): Promise<void> {
     this.writing = true;
-    // Lets the slots that reach this point in the same turn join the first write.
-    await Promise.resolve();
+    // Lets the slots that reach this point in the same event-loop turn (their SMTP answers read in one
+    // poll phase) join the first write.
+    await new Promise<void>((joined) => setImmediate(joined));
     while (this.waiting.length > 0) {
       const group = this.waiting.splice(0);
       try {
