@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { indexDrift } from '../src/database/indexes-ready';
 import { createTestApp, TestApp } from './helpers/app';
 import { compileWorker, type CompiledWorker } from './helpers/worker-process';
 
@@ -100,6 +101,10 @@ describe('Production database settings and npm run db:indexes', () => {
   it('boots without building an index; db:indexes builds the declared ones, then has nothing to do', async () => {
     const afterBoot = await indexesIn(uri);
     expect(Object.values(afterBoot).filter((index) => index.name !== '_id_')).toEqual([]);
+    // What a production start logs in that state: the unique rules are not enforced until the command runs.
+    expect(await indexDrift(t.connection)).toMatch(
+      /lacks \d+ declared index\(es\) \([1-9]\d* unique.*npm run db:indexes/,
+    );
 
     const dryRun = await runIndexes(uri, ['--dry-run']);
     expect(dryRun.code).toBe(0);
@@ -120,6 +125,7 @@ describe('Production database settings and npm run db:indexes', () => {
 
     const second = await runIndexes(uri);
     expect(second).toMatchObject({ code: 0, stdout: 'Indexes match the schemas: nothing to do.\n' });
+    expect(await indexDrift(t.connection)).toBeNull();
     expect(await indexesIn(uri)).toEqual(built);
   }, 180_000);
 
