@@ -9,6 +9,7 @@
  *
  * - an unknown route: the pipeline alone (hooks, security headers, request id, access log, the 404 envelope);
  * - `GET /health/live`: the pipeline plus a public route that never touches the database;
+ * - `GET /health`: the readiness record, answered from figures refreshed in the background;
  * - `GET /auth/me` with a back-office bearer token: plus the throttler, the credential guard, JWT and one
  *   user lookup by _id.
  *
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
             ]
           : []),
         { name: 'GET /health/live', url: `${server.baseUrl}/health/live`, headers: {}, pid: server.pid },
+        { name: 'GET /health', url: `${server.baseUrl}/health`, headers: {}, pid: server.pid },
         { name: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: server.admin, pid: server.pid },
       ].filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only)),
       'bare Fastify',
