@@ -62,6 +62,8 @@ describe('Campaign test copies (issue 24: relaying any HTML to any address)', ()
     const refused = await test(id, 'one-more@example.net');
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ success: false, error: expect.stringMatching(/per hour/) });
+    // Like every 429 of the service, it says when to come back.
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // The budget is the user's: a colleague still has theirs.
     expect((await test(id, 'one-more@example.net', await createSession(t, Role.User))).status).toBe(200);
   });

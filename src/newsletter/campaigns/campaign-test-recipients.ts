@@ -1,5 +1,6 @@
-import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
+import { RetryLaterException } from '../../common/http/retry-later.exception';
 import { UsersService } from '../../users/users.service';
 
 /** Test copies a back-office user may send to addresses outside the staff, per window. */
@@ -30,11 +31,13 @@ export class CampaignTestRecipients {
       OUTSIDE_TESTS_WINDOW_MS,
       THROTTLER_NAME,
     );
-    if (isBlocked)
-      throw new HttpException(
+    if (isBlocked) {
+      const seconds = Math.max(1, timeToBlockExpire);
+      throw new RetryLaterException(
         `At most ${OUTSIDE_TESTS_PER_WINDOW} test e-mails per hour to addresses that are not users of this ` +
-          `service; try again in ${Math.max(1, timeToBlockExpire)} s, or send it to a user's address`,
-        HttpStatus.TOO_MANY_REQUESTS,
+          `service; try again in ${seconds} s, or send it to a user's address`,
+        seconds,
       );
+    }
   }
 }
