@@ -12,6 +12,9 @@ const PROBE_TIMEOUT_MS = 2_000;
 /** How often the database figures are refreshed in the background (docs/decisions.md, issue 26). */
 export const HEALTH_REFRESH_MS = 10_000;
 
+/** How long a memory reading is reused: `process.memoryUsage()` reads /proc on every call (issue 26). */
+const MEMORY_SAMPLE_MS = 1_000;
+
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** What the last background refresh found. */
@@ -37,6 +40,7 @@ export class HealthService implements OnApplicationShutdown {
   private started?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private memory?: { record: HealthRecord['memory']; sampledAt: number };
 
   constructor(
     @InjectConnection() private readonly connection: Connection,
@@ -50,17 +54,12 @@ export class HealthService implements OnApplicationShutdown {
     await this.started;
     const figures = this.figures!;
     const connected = figures.pinged && this.connection.readyState === ConnectionStates.connected;
-    const memory = process.memoryUsage();
     const worker = this.emailQueue.workerState();
     return {
       status: connected ? 'ok' : 'error',
       timestamp: new Date().toISOString(),
       uptime: process.uptime(),
-      memory: {
-        rss: megabytes(memory.rss),
-        heapUsed: megabytes(memory.heapUsed),
-        heapTotal: megabytes(memory.heapTotal),
-      },
+      memory: this.memoryRecord(),
       database: { connected, modelsCount: this.connection.modelNames().length },
       version: this.version,
       emailWorker: {
@@ -76,6 +75,21 @@ export class HealthService implements OnApplicationShutdown {
   /** Liveness: the process answers. Never touches the database, so a database outage does not restart it. */
   live(): LivenessRecord {
     return { status: 'ok', uptime: process.uptime() };
+  }
+
+  /** The process's memory, read at most once per MEMORY_SAMPLE_MS however often the probe is called. */
+  private memoryRecord(): HealthRecord['memory'] {
+    const now = Date.now();
+    if (!this.memory || now - this.memory.sampledAt >= MEMORY_SAMPLE_MS) {
+      const usage = process.memoryUsage();
+      const record = {
+        rss: megabytes(usage.rss),
+        heapUsed: megabytes(usage.heapUsed),
+        heapTotal: megabytes(usage.heapTotal),
+      };
+      this.memory = { record, sampledAt: now };
+    }
+    return this.memory.record;
   }
 
   /** Pings, then counts the queue and the outbox (only when the ping answered); each call bounded. */
