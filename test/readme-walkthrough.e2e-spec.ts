@@ -1,52 +1,15 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callApi, startApi, type ApiProcess } from './helpers/api-process';
+import { type BashRun, markedBashBlock, runBash } from './helpers/doc-blocks';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
 import { compileWorker, killAll, type WorkerProcess } from './helpers/worker-process';
 
-const ROOT = join(__dirname, '..');
 /** The first admin the README's "First login" starts the service with. */
 const ADMIN = { email: 'admin@example.com', password: 'change-me-now' };
 /** The secret docs/api/providers.md tells the reader to start the service with. */
 const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-
-/** The bash block of `file` between `<!-- name:start -->` and `<!-- name:end -->`; fails when it is gone. */
-function markedBashBlock(file: string, name: string): string {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  const marked = new RegExp(
-    `<!-- ${name}:start -->\\s*\`\`\`bash\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`,
-  ).exec(text);
-  if (!marked) throw new Error(`${file} has no \`\`\`bash block between the ${name}:start/end markers`);
-  return marked[1];
-}
-
-interface BashRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs a script as a reader would paste it, except that the first failing command stops it (`-e`,
- * `pipefail`): a step that fails in the README fails here. Only PATH and the given variables are passed on.
- */
-function runBash(script: string, env: Record<string, string>): Promise<BashRun> {
-  return new Promise((done, fail) => {
-    const bash = spawn('bash', ['-e', '-o', 'pipefail', '-s'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    bash.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    bash.once('error', fail);
-    bash.once('exit', (code) => done({ code, stdout, stderr }));
-    bash.stdin.end(script);
-  });
-}
 
 /** Printed between the two blocks: the walkthrough ran to its end, and left these variables. */
 const REPORT = '\nprintf "\\nWALKTHROUGH DONE %s %s\\n" "$APP_ID" "$CAMPAIGN_ID"\n';
@@ -88,7 +51,7 @@ describe('README walkthrough, pasted into bash', () => {
       REPORT,
       markedBashBlock('docs/api/providers.md', 'webhook-example'),
     ].join('\n');
-    run = await runBash(script, { API: api.baseUrl });
+    run = await runBash(script, { API: api.baseUrl }, mkdtempSync(join(tmpdir(), 'walkthrough-')));
   }, 240_000);
 
   afterAll(async () => {
