@@ -6,7 +6,8 @@ import { createSessions, Session } from './helpers/session';
 
 /**
  * Walks the application's route table: every route must carry an explicit auth decision, and every bearer
- * route must enforce DESIGN.md's role matrix. A route added without a decision fails here.
+ * route must enforce the role matrix of docs/architecture.md "Credentials and roles". A route added without a
+ * decision fails here.
  */
 describe('Access control: role × route', () => {
   let t: TestApp;

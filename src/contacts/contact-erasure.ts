@@ -14,8 +14,8 @@ export const GDPR_DELETE_SOURCE = 'contacts.gdpr-delete';
 const MAX_ANONYMISE_ATTEMPTS = 10;
 
 /**
- * GDPR delete (DESIGN "GDPR delete"). The steps run in an order that a failure at any point can be retried
- * by sending the delete again, since the record is marked deleted only at the very end:
+ * GDPR delete (docs/architecture.md "GDPR delete"). The steps run in an order that a failure at any point
+ * can be retried by sending the delete again, since the record is marked deleted only at the very end:
  * 1. a suppression entry (keyed by an HMAC of the address), so nothing more is sent to it, ever;
  * 2. `contact.erased`, awaited: every module storing the address replaces it (e-mail jobs, tickets,
  *    feedback, wants); a listener that fails fails the delete;

@@ -35,8 +35,8 @@ import {
 } from './dto/contact.dto';
 
 /**
- * People in the back office (DESIGN "Roles"): GETs for every role, consent, opt-out and the data export
- * for `user` and `admin`, the GDPR delete for `admin` only.
+ * People in the back office (docs/architecture.md "Credentials and roles"): GETs for every role, consent,
+ * opt-out and the data export for `user` and `admin`, the GDPR delete for `admin` only.
  */
 @ApiTags('Contacts')
 @Controller('admin/contacts')

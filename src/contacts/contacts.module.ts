@@ -19,9 +19,9 @@ import { UnsubscribeController } from './unsubscribe/unsubscribe.controller';
 import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
 
 /**
- * People and consent (DESIGN "People"): the person record and its ledger, the admin contacts routes, GDPR
- * tools, the joinlist with its signup confirmations, and the unsubscribe page: everything that changes a
- * person.
+ * People and consent (docs/architecture.md "People"): the person record and its ledger, the admin contacts
+ * routes, GDPR tools, the joinlist with its signup confirmations, and the unsubscribe page: everything that
+ * changes a person.
  */
 @Module({
   imports: [

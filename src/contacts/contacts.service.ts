@@ -73,8 +73,8 @@ function personAddress(email: string): string {
 }
 
 /**
- * The person record (DESIGN "People"): one per address across apps. Every change goes through `change`,
- * which applies a decision to the revision it was made on, so concurrent changes retry instead of
+ * The person record (docs/architecture.md "People"): one per address across apps. Every change goes through
+ * `change`, which applies a decision to the revision it was made on, so concurrent changes retry instead of
  * overwriting each other, and appends to the consent ledger without ever rewriting it.
  */
 @Injectable()
@@ -85,12 +85,12 @@ export class ContactsService {
   ) {}
 
   /**
-   * An app's campaign audience (DESIGN "Who gets what": an active subscription to the app, `blog` consent not
-   * false, not erased) in `_id` order after `afterId`, in batches of `batchSize`: the planner walks the
-   * audience with this, so memory stays flat and a resumed plan continues where it stopped. One database
-   * cursor serves every batch: a query per batch would make the dev database (which has no index for this
-   * filter) scan and sort the whole collection once per batch, quadratic in the audience's size. Suppression
-   * is the caller's to check (it is the e-mail engine's list).
+   * An app's campaign audience (docs/architecture.md "Who gets what": an active subscription to the app,
+   * `blog` consent not false, not erased) in `_id` order after `afterId`, in batches of `batchSize`: the
+   * planner walks the audience with this, so memory stays flat and a resumed plan continues where it stopped.
+   * One database cursor serves every batch: a query per batch would make the dev database (which has no index
+   * for this filter) scan and sort the whole collection once per batch, quadratic in the audience's size.
+   * Suppression is the caller's to check (it is the e-mail engine's list).
    */
   async *audience(
     appId: string,

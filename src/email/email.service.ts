@@ -14,8 +14,9 @@ export const INVALID_ADDRESS_SKIP = 'invalid_address';
 export const MAX_ENQUEUE_BATCH = 5_000;
 
 /**
- * The e-mail engine's API for the rest of the service (DESIGN: modules enqueue, they never write jobs).
- * Every message gets an idempotency key; enqueuing a known key returns the existing job.
+ * The e-mail engine's API for the rest of the service (docs/architecture.md "Modules and boundaries": modules
+ * enqueue, they never write jobs). Every message gets an idempotency key; enqueuing a known key returns the
+ * existing job.
  */
 @Injectable()
 export class EmailService {

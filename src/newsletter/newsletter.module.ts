@@ -10,9 +10,9 @@ import { SubscribersService } from './subscribers.service';
 import { NewsletterTemplatesModule } from './templates/newsletter-templates.module';
 
 /**
- * The per-app newsletter (DESIGN "People"): subscribers are a view of the person record (the `contacts`
- * collection, read here for lists and statistics; changed through `ContactsService`, the import excepted),
- * and the newsletter templates (their own module, which the campaigns import).
+ * The per-app newsletter (docs/architecture.md "People"): subscribers are a view of the person record (the
+ * `contacts` collection, read here for lists and statistics; changed through `ContactsService`, the import
+ * excepted), and the newsletter templates (their own module, which the campaigns import).
  */
 @Module({
   imports: [

@@ -24,9 +24,10 @@ export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found';
 export const SubscriptionSources = { api: 'api', admin: 'admin', import: 'import' } as const;
 
 /**
- * Newsletter subscribers: a view of the person record (DESIGN "People"). A subscriber is a person with a
- * subscription to the app; their `_id` is the contact's. Every change goes through `ContactsService`
- * (revision-checked, ledger appended), except the import's single bulk write (`SubscriberImport`).
+ * Newsletter subscribers: a view of the person record (docs/architecture.md "People"). A subscriber is a
+ * person with a subscription to the app; their `_id` is the contact's. Every change goes through
+ * `ContactsService` (revision-checked, ledger appended), except the import's single bulk write
+ * (`SubscriberImport`).
  */
 @Injectable()
 export class SubscribersService {

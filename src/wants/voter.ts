@@ -8,10 +8,11 @@ const USER_ID_HEADER = 'x-user-id';
 const SAFE_USER_ID = /^[\w@.:+-]{1,128}$/;
 
 /**
- * Who votes (DESIGN "Wants"): the person signed in by magic link when the call carries their end-user token
- * (the guard verified it, for this app), else the end user the calling app names in `X-User-Id`, else the
- * client IP. The token wins over the header: it is a verified identity, the header only the app's word, so
- * the header is not read then. The prefixes keep the three kinds of voter from ever colliding.
+ * Who votes (docs/architecture.md "Wants"): the person signed in by magic link when the call carries their
+ * end-user token (the guard verified it, for this app), else the end user the calling app names in
+ * `X-User-Id`, else the client IP. The token wins over the header: it is a verified identity, the header only
+ * the app's word, so the header is not read then. The prefixes keep the three kinds of voter from ever
+ * colliding.
  */
 export function voterIdOf(request: FastifyRequest): string {
   const endUser = (request as unknown as Record<string, EndUserPrincipal | undefined>)[

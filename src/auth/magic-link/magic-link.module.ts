@@ -12,8 +12,8 @@ import { MagicLinkTokens } from './magic-link-tokens';
 import { MagicLinkToken, MagicLinkTokenSchema } from './schemas/magic-link-token.schema';
 
 /**
- * Passwordless sign-in of apps' end users (DESIGN "Magic link"): send a link, verify its token. The
- * end-user token it returns is signed by AuthModule's EndUserTokenService and checked by the `end-user`
+ * Passwordless sign-in of apps' end users (docs/architecture.md "Magic link"): send a link, verify its token.
+ * The end-user token it returns is signed by AuthModule's EndUserTokenService and checked by the `end-user`
  * strategy registered there. `MagicLinkComposer` renders the sign-in mail when the worker sends it.
  */
 @Module({

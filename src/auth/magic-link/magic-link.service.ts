@@ -22,7 +22,7 @@ import { magicLinkPage } from './magic-link-mail';
 import { MagicLinkTokens } from './magic-link-tokens';
 import { MagicLinkToken } from './schemas/magic-link-token.schema';
 
-/** How long a link signs in (DESIGN "Magic link"). */
+/** How long a link signs in (docs/architecture.md "Magic link"). */
 export const LINK_LIFETIME_MINUTES = 15;
 /**
  * Queue priority of sign-in mail: above every other mail (campaigns run at 0), since the person is waiting
@@ -40,10 +40,10 @@ export interface MagicLinkSession {
 }
 
 /**
- * Passwordless sign-in of an app's end users (DESIGN "Magic link"). `request` answers as soon as the app is
- * known to be active and does the rest (address limit, person record, token, e-mail) after the response,
- * so the answer and its timing are the same for a known address, an unknown one and one over its limit.
- * `verify` consumes a link once and returns an end-user token for the person and the app.
+ * Passwordless sign-in of an app's end users (docs/architecture.md "Magic link"). `request` answers as soon
+ * as the app is known to be active and does the rest (address limit, person record, token, e-mail) after the
+ * response, so the answer and its timing are the same for a known address, an unknown one and one over its
+ * limit. `verify` consumes a link once and returns an end-user token for the person and the app.
  */
 @Injectable()
 export class MagicLinkService implements BeforeApplicationShutdown {

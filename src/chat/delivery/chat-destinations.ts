@@ -8,8 +8,8 @@ import { WebhookAddressPolicy } from './webhook-address-policy';
 export type ChatDestination = { kind: 'rule' | 'default'; url: string } | { kind: 'log' };
 
 /**
- * Where a notification goes (DESIGN.md): the app's active rule for the channel, else
- * `CHAT_DEFAULT_WEBHOOK_URL`, else the service's log.
+ * Where a notification goes (docs/architecture.md "Chat notifications"): the app's active rule for the
+ * channel, else `CHAT_DEFAULT_WEBHOOK_URL`, else the service's log.
  */
 @Injectable()
 export class ChatDestinations implements OnModuleInit {

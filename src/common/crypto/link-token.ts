@@ -11,9 +11,10 @@ export const MAX_LINK_TOKEN_LENGTH = 512;
 const MAC_BYTES = 16;
 
 /**
- * Signed, URL-safe tokens for links in e-mails (DESIGN "Signed link tokens"): `<payload>.<mac>`, both
- * base64url, where the payload is the JSON array `[purpose, ...fields]` and the MAC an HMAC of it with the
- * derived `link-token` key. Tokens carry no expiry: an unsubscribe link must work as long as the mail exists.
+ * Signed, URL-safe tokens for links in e-mails (docs/architecture.md "Signed link tokens"):
+ * `<payload>.<mac>`, both base64url, where the payload is the JSON array `[purpose, ...fields]` and the MAC
+ * an HMAC of it with the derived `link-token` key. Tokens carry no expiry: an unsubscribe link must work as
+ * long as the mail exists.
  */
 @Injectable()
 export class LinkTokens {

@@ -1,6 +1,7 @@
 /**
- * The response envelope of DESIGN.md. Controllers build it explicitly with these helpers, so every
- * route's shape is visible where the route is written (no interceptor guessing the shape).
+ * The response envelope (docs/architecture.md "Envelope and errors"). Controllers build it explicitly with
+ * these helpers, so every route's shape is visible where the route is written (no interceptor guessing the
+ * shape).
  */
 export interface Pagination {
   page: number;

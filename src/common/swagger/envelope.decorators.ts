@@ -2,7 +2,7 @@ import { applyDecorators, HttpStatus, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
-/** Swagger models of the envelope (DESIGN.md "Envelope and errors"). */
+/** Swagger models of the envelope (docs/architecture.md "Envelope and errors"). */
 export class PaginationSchema {
   @ApiProperty({ example: 1 }) page: number;
   @ApiProperty({ example: 20 }) limit: number;

@@ -27,12 +27,12 @@ export interface SignupContext {
 }
 
 /**
- * The public newsletter signup of a web page (DESIGN "Joinlist"): the person gets `blog` consent and an
- * active subscription to the app, a welcome e-mail (once per person and app), and the `newsletter` chat
- * channel hears of it; or, for someone who had said no (or everyone, on a double opt-in app), a
- * confirmation mail first (`PublicSignups`). The answer's `unsubscribeUrl` undoes only what the request
- * did: it names the subscription the request started, if any. A filled honeypot gets the same answer and
- * changes nothing.
+ * The public newsletter signup of a web page (docs/architecture.md "Joinlist"): the person gets `blog`
+ * consent and an active subscription to the app, a welcome e-mail (once per person and app), and the
+ * `newsletter` chat channel hears of it; or, for someone who had said no (or everyone, on a double opt-in
+ * app), a confirmation mail first (`PublicSignups`). The answer's `unsubscribeUrl` undoes only what the
+ * request did: it names the subscription the request started, if any. A filled honeypot gets the same answer
+ * and changes nothing.
  */
 @Injectable()
 export class JoinlistService {

@@ -18,7 +18,7 @@ export const REFERRAL_URL_MAX = 2_000;
 
 /**
  * Consent per category: `true` given, `false` refused or withdrawn, `null` never asked. Campaigns go to
- * people whose `blog` consent is not `false` (DESIGN "Who gets what").
+ * people whose `blog` consent is not `false` (docs/architecture.md "Who gets what").
  */
 @Schema({ _id: false })
 export class Consent {
@@ -68,8 +68,8 @@ export class Subscription {
 const SubscriptionSchema = SchemaFactory.createForClass(Subscription);
 
 /**
- * A person: one record per lower-cased e-mail address across all apps (DESIGN "People"). Contacts and
- * newsletter subscribers are two views of it.
+ * A person: one record per lower-cased e-mail address across all apps (docs/architecture.md "People").
+ * Contacts and newsletter subscribers are two views of it.
  */
 @Schema({ collection: 'contacts', timestamps: true, minimize: false })
 export class Contact {

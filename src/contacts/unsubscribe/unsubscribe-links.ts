@@ -20,9 +20,9 @@ export interface UnsubscribeTarget {
 export const newSignupId = () => randomBytes(12).toString('base64url');
 
 /**
- * Unsubscribe links (DESIGN "Unsubscribe"): signed tokens of purpose `unsubscribe` naming a person and an
- * app (and, for a signup's answer, the signup), without expiry, at `PUBLIC_BASE_URL/unsubscribe/{token}`
- * (the page, and the RFC 8058 one-click target).
+ * Unsubscribe links (docs/architecture.md "Unsubscribe"): signed tokens of purpose `unsubscribe` naming a
+ * person and an app (and, for a signup's answer, the signup), without expiry, at
+ * `PUBLIC_BASE_URL/unsubscribe/{token}` (the page, and the RFC 8058 one-click target).
  */
 @Injectable()
 export class UnsubscribeLinks {

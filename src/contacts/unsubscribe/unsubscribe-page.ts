@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * The unsubscribe pages: small, accessible, no JavaScript, no external resources, and the same for every
- * token (DESIGN "Unsubscribe": nothing tells a valid token from an invalid one). The confirmation page's
- * button POSTs to the page's own URL, so a link scanner that follows the GET unsubscribes no one. The
- * signup confirmation pages are built the same way.
+ * token (docs/architecture.md "Unsubscribe": nothing tells a valid token from an invalid one). The
+ * confirmation page's button POSTs to the page's own URL, so a link scanner that follows the GET unsubscribes
+ * no one. The signup confirmation pages are built the same way.
  */
 const STYLE = [
   'body{font-family:system-ui,sans-serif;margin:0;padding:2rem 1rem;background:#f6f6f6;color:#1a1a1a}',

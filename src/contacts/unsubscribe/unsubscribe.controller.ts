@@ -21,9 +21,10 @@ const TOKEN_PARAM = {
 };
 
 /**
- * The unsubscribe link of every newsletter mail (DESIGN "Unsubscribe"). GET shows a confirmation page;
- * POST unsubscribes at once: the page's button, and the RFC 8058 one-click POST of mailbox providers
- * (`List-Unsubscribe=One-Click`, form-encoded, no credentials). Both answer 200 HTML whatever the token.
+ * The unsubscribe link of every newsletter mail (docs/architecture.md "Unsubscribe"). GET shows a
+ * confirmation page; POST unsubscribes at once: the page's button, and the RFC 8058 one-click POST of mailbox
+ * providers (`List-Unsubscribe=One-Click`, form-encoded, no credentials). Both answer 200 HTML whatever the
+ * token.
  */
 @ApiTags('Joinlist')
 @Controller('unsubscribe')

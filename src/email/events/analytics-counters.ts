@@ -47,9 +47,10 @@ export const NO_APP = '-';
 type StoredEvent = EmailEvent;
 
 /**
- * Aggregates newly written events into the counters (DESIGN "Analytics"). Called once per event, right
- * after the event's insert succeeded (EmailEventLedger), never for an event whose insert was refused as a
- * duplicate: a retried batch cannot count twice. Each counter collection gets one bulk write per batch.
+ * Aggregates newly written events into the counters (docs/architecture.md "Analytics"). Called once per
+ * event, right after the event's insert succeeded (EmailEventLedger), never for an event whose insert was
+ * refused as a duplicate: a retried batch cannot count twice. Each counter collection gets one bulk write per
+ * batch.
  */
 @Injectable()
 export class AnalyticsCounters {

@@ -15,7 +15,10 @@ import {
 } from './dto/email-event.dto';
 import { EmailEventsService } from './email-events.service';
 
-/** A path id that cannot name anything is answered like an unknown one (DESIGN "Envelope and errors"). */
+/**
+ * A path id that cannot name anything is answered like an unknown one (docs/architecture.md "Envelope and
+ * errors").
+ */
 export function pathIdOr404(id: string, pattern: RegExp, notFound: string): string {
   if (!pattern.test(id)) throw new NotFoundException(notFound);
   return id;

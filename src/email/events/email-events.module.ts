@@ -16,11 +16,11 @@ import { ANALYTICS_MODELS } from './schemas/analytics-models';
 import { WebhookReceipt, WebhookReceiptSchema } from './schemas/analytics.schemas';
 
 /**
- * Provider webhooks, the e-mail events views and the analytics (DESIGN "Provider webhook", "Analytics").
- * Events and counters are written by EmailModule's `EmailEventLedger` (the worker and tracking write through
- * it too); this module ingests provider events, acts on bounces and complaints (suppression, the person's
- * subscription, chat, the complaint guard) and serves the reads. A module of its own because those effects
- * need ContactsModule, which itself needs EmailModule.
+ * Provider webhooks, the e-mail events views and the analytics (docs/architecture.md "Provider webhook",
+ * "Analytics"). Events and counters are written by EmailModule's `EmailEventLedger` (the worker and tracking
+ * write through it too); this module ingests provider events, acts on bounces and complaints (suppression,
+ * the person's subscription, chat, the complaint guard) and serves the reads. A module of its own because
+ * those effects need ContactsModule, which itself needs EmailModule.
  */
 @Module({
   imports: [

@@ -25,8 +25,8 @@ const SOURCE = 'webhook:primary';
 const ACTOR = 'provider';
 
 /**
- * What a hard bounce or a complaint does besides its event (DESIGN "Suppression"): the address is
- * suppressed for every later e-mail (all apps); the app's subscription becomes `bounced` (a complaint:
+ * What a hard bounce or a complaint does besides its event (docs/architecture.md "Suppression"): the address
+ * is suppressed for every later e-mail (all apps); the app's subscription becomes `bounced` (a complaint:
  * `unsubscribed`, with an `unsubscribed` event for the campaign), with a consent-ledger event; the app's
  * `email` chat channel is told. Each step is safe to repeat.
  */

@@ -22,12 +22,12 @@ function eventIdOf(webhookId: string): Types.ObjectId {
 }
 
 /**
- * Ingests the primary provider's signed webhooks (DESIGN "Provider webhook"). A delivery is processed once:
- * its `webhook-id` is claimed with a receipt keyed by that id (unique `_id`) before anything is written; a
- * repeat answers `processed:false` with the event stored the first time. When storing the event or applying
- * a bounce's or complaint's effects fails, the receipt is taken back and the request fails, so the
- * provider's retry processes the delivery again: the suppression must not be lost behind a 200. Both steps
- * are safe to repeat (the event keeps its id and is counted once; each effect is idempotent). Only the
+ * Ingests the primary provider's signed webhooks (docs/architecture.md "Provider webhook"). A delivery is
+ * processed once: its `webhook-id` is claimed with a receipt keyed by that id (unique `_id`) before anything
+ * is written; a repeat answers `processed:false` with the event stored the first time. When storing the event
+ * or applying a bounce's or complaint's effects fails, the receipt is taken back and the request fails, so
+ * the provider's retry processes the delivery again: the suppression must not be lost behind a 200. Both
+ * steps are safe to repeat (the event keeps its id and is counted once; each effect is idempotent). Only the
  * complaint guard's check is logged on failure: the next delivery or complaint of the campaign repeats it.
  */
 @Injectable()

@@ -13,7 +13,10 @@ import {
 } from './dto/email-job.dto';
 import { EmailJobsService } from './email-jobs.service';
 
-/** The queue's inspection routes are all reads: open to viewers, like every GET (DESIGN "Roles"). */
+/**
+ * The queue's inspection routes are all reads: open to viewers, like every GET (docs/architecture.md
+ * "Credentials and roles").
+ */
 @ApiTags('E-mail jobs')
 @Controller('admin/email-jobs')
 @Authenticated(Access.Read)

@@ -18,7 +18,7 @@ const LIFTED_BY_CONSENT: readonly SuppressionReason[] = ['opt_out'];
 /**
  * The suppression list: checked before every send. Contacts (opt-out, GDPR delete) and provider webhooks
  * (hard bounce, complaint) write to it; the latest reason wins, the first time is kept. Entries are keyed by
- * an HMAC of the address (DESIGN "Suppression"), so the list holds no address in clear.
+ * an HMAC of the address (docs/architecture.md "Suppression"), so the list holds no address in clear.
  */
 @Injectable()
 export class SuppressionService {

@@ -49,9 +49,9 @@ const OPEN_PIXEL_DOC: DirectRoute['openApi'] = {
 };
 
 /**
- * `GET /o/{token}` (DESIGN "Tracking"): fetched once per opened campaign mail, often in bursts by
- * mail-privacy proxies, so Fastify answers it directly (DirectRoutes): no guard (it is public), no pipe (its
- * one parameter is checked by the token's signature), no throttle (a proxy fetches for many readers from
+ * `GET /o/{token}` (docs/architecture.md "Tracking"): fetched once per opened campaign mail, often in bursts
+ * by mail-privacy proxies, so Fastify answers it directly (DirectRoutes): no guard (it is public), no pipe
+ * (its one parameter is checked by the token's signature), no throttle (a proxy fetches for many readers from
  * one address). What a flood can cost is bounded by the event buffer's cap, and a replayed token by the
  * replay window and its message's cap (TrackingEvents). The event is buffered, never awaited.
  */

@@ -17,9 +17,10 @@ export interface ClickTarget extends OpenTarget {
 }
 
 /**
- * Open-pixel and click-redirect URLs of campaign mail (DESIGN "Tracking"): signed tokens of purpose `open`
- * and `click` naming the campaign, the person, the app and (clicks) the link index, at `PUBLIC_BASE_URL/o/{token}.gif`
- * and `PUBLIC_BASE_URL/c/{token}`. A token never carries a URL: the redirect target comes from the campaign.
+ * Open-pixel and click-redirect URLs of campaign mail (docs/architecture.md "Tracking"): signed tokens of
+ * purpose `open` and `click` naming the campaign, the person, the app and (clicks) the link index, at
+ * `PUBLIC_BASE_URL/o/{token}.gif` and `PUBLIC_BASE_URL/c/{token}`. A token never carries a URL: the redirect
+ * target comes from the campaign.
  */
 @Injectable()
 export class TrackingLinks {

@@ -9,10 +9,11 @@ import { trackingEvent } from './tracking-hit';
 import { TrackingEvents } from './tracking-events';
 
 /**
- * The click redirects of campaign mail (DESIGN "Tracking"): 302 only to the URL stored in the campaign's link
- * table for a genuine token, 404 otherwise (no open redirect). Events are buffered. The open pixel is
- * answered by Fastify directly (open-pixel.route.ts). HEAD (which Fastify answers with this GET handler) gets
- * the same redirect but is no click: link checkers and previews send it, a person following a link does not.
+ * The click redirects of campaign mail (docs/architecture.md "Tracking"): 302 only to the URL stored in the
+ * campaign's link table for a genuine token, 404 otherwise (no open redirect). Events are buffered. The open
+ * pixel is answered by Fastify directly (open-pixel.route.ts). HEAD (which Fastify answers with this GET
+ * handler) gets the same redirect but is no click: link checkers and previews send it, a person following a
+ * link does not.
  */
 @ApiTags('Tracking')
 @Controller()

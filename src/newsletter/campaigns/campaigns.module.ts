@@ -17,9 +17,9 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
 import { UsersModule } from '../../users/users.module';
 
 /**
- * Newsletter campaigns (DESIGN "Campaigns"): the admin routes, the `campaign` batch planner, the `campaign`
- * message composer and the link tables click tracking redirects to, all registered with the e-mail engine
- * at start-up.
+ * Newsletter campaigns (docs/architecture.md "Campaigns"): the admin routes, the `campaign` batch planner,
+ * the `campaign` message composer and the link tables click tracking redirects to, all registered with the
+ * e-mail engine at start-up.
  */
 @Module({
   imports: [

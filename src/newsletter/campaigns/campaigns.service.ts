@@ -22,9 +22,9 @@ const NOT_A_DRAFT_TEST = 'Only a draft campaign can be sent as a test';
 const TEST_PRIORITY = 10;
 
 /**
- * Campaigns of one app (DESIGN "Campaigns"): drafts are edited freely; sending fixes the content's link
- * table and hands the campaign to a batch plan (`CampaignPlanner`) that queues one message per recipient.
- * Statistics and completion are `CampaignProgress`'s, recounted from the queue.
+ * Campaigns of one app (docs/architecture.md "Campaigns"): drafts are edited freely; sending fixes the
+ * content's link table and hands the campaign to a batch plan (`CampaignPlanner`) that queues one message per
+ * recipient. Statistics and completion are `CampaignProgress`'s, recounted from the queue.
  */
 @Injectable()
 export class CampaignsService {

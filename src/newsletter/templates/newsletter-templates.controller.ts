@@ -15,7 +15,10 @@ import {
 import { NewsletterTemplatesService } from './newsletter-templates.service';
 import { ApiUnknownApp, KnownApp } from '../../apps/known-app.pipe';
 
-/** An app's newsletter templates (DESIGN "Roles": GET for every role, writes for `user` and `admin`). */
+/**
+ * An app's newsletter templates (docs/architecture.md "Credentials and roles": GET for every role, writes for
+ * `user` and `admin`).
+ */
 @ApiTags('Newsletter')
 @Controller('admin/:appId/newsletter/templates')
 @Authenticated(Access.Write)

@@ -28,7 +28,7 @@ export class VerifyMagicLinkDto {
   token: string;
 }
 
-/** The signed-in end user: the person record and the app (DESIGN "Magic link"). */
+/** The signed-in end user: the person record and the app (docs/architecture.md "Magic link"). */
 export class EndUserView {
   @ApiProperty({ description: "The person's id (the contact id)", example: '665f1c0a9d3e4b2a1c0d9e8f' })
   id: string;

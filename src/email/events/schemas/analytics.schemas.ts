@@ -2,9 +2,9 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema } from 'mongoose';
 
 /**
- * The analytics counters (DESIGN "Analytics"): aggregated by `AnalyticsCounters` when events are written, so
- * every analytics read is a lookup by `_id` (or a unique key) whatever the number of events. Field names of
- * the counts are the counter names of `CounterName` (analytics-counters.ts).
+ * The analytics counters (docs/architecture.md "Analytics"): aggregated by `AnalyticsCounters` when events
+ * are written, so every analytics read is a lookup by `_id` (or a unique key) whatever the number of events.
+ * Field names of the counts are the counter names of `CounterName` (analytics-counters.ts).
  */
 export type Counts = Partial<Record<string, number>>;
 

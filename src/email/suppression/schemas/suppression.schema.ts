@@ -4,9 +4,9 @@ export const SUPPRESSION_REASONS = ['opt_out', 'hard_bounce', 'complaint'] as co
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
 /**
- * An address no e-mail goes to any more, whatever the app (DESIGN "Suppression"). The address itself is not
- * stored: `addressHash` is an HMAC of it with a derived key, so an address stays suppressed after a GDPR
- * delete without the service keeping it.
+ * An address no e-mail goes to any more, whatever the app (docs/architecture.md "Suppression"). The address
+ * itself is not stored: `addressHash` is an HMAC of it with a derived key, so an address stays suppressed
+ * after a GDPR delete without the service keeping it.
  */
 @Schema({ collection: 'email_suppressions', timestamps: true })
 export class Suppression {

@@ -56,7 +56,7 @@ export const EmailEventSchema = SchemaFactory.createForClass(EmailEvent);
 EmailEventSchema.index({ messageId: 1, createdAt: -1 });
 // contactId: a person's events, newest first (also their data export).
 EmailEventSchema.index({ contactId: 1, createdAt: -1 });
-// campaignId: a campaign's events (DESIGN: events are keyed by campaign).
+// campaignId: a campaign's events (docs/architecture.md "Database": events are keyed by campaign).
 EmailEventSchema.index({ campaignId: 1, createdAt: -1 });
 // appId: one app's events.
 EmailEventSchema.index({ appId: 1, createdAt: -1 });

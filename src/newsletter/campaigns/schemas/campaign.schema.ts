@@ -2,7 +2,10 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
 import { TEMPLATE_LIMITS } from '../../../email/templates/template-limits';
 
-/** DESIGN "Campaigns": `draft` → `sending` → `sent` (or `failed`); only drafts change or go away. */
+/**
+ * docs/architecture.md "Campaigns": `draft` → `sending` → `sent` (or `failed`); only drafts change or go
+ * away.
+ */
 export const CAMPAIGN_STATUSES = ['draft', 'sending', 'sent', 'failed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
