@@ -3,6 +3,7 @@ import { EndUserTokenService } from '../src/auth/end-user/end-user-token.service
 import { Role } from '../src/common/auth/roles';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { createTestApp, TestApp } from './helpers/app';
+import { GuardsProbeModule } from './helpers/guards-probe.module';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { routeTable } from './helpers/route-table';
 import { createSession, Session } from './helpers/session';
@@ -51,7 +52,7 @@ describe('The document as generated clients read it', () => {
     doc.components.schemas[schema?.$ref?.split('/').pop() ?? ''];
 
   beforeAll(async () => {
-    t = await createTestApp({ imports: [DiscoveryModule] });
+    t = await createTestApp({ imports: [DiscoveryModule, GuardsProbeModule] });
     doc = (await t.http.get('/docs-json')).body as Document;
     admin = await createSession(t, Role.Admin);
   });
@@ -297,6 +298,17 @@ describe('The document as generated clients read it', () => {
         .with({ authorization: `Bearer ${endUserToken}` })
         .post(`/${appId}/wants/${id}/vote`);
       expect(again.body.data).toEqual({ voteCount: 0, hasVoted: false });
+    });
+
+    it('is read from X-End-User-Token on a route for end users, and a back-office token there is a 401', async () => {
+      const res = await t.http.get(`/__guards/${appId}/end-user`, {
+        headers: { 'x-end-user-token': endUserToken },
+      });
+      expect(res.status).toBe(200);
+      const backOffice = await t.http.get(`/__guards/${appId}/end-user`, {
+        headers: { 'x-end-user-token': admin.token },
+      });
+      expect(backOffice.status).toBe(401);
     });
 
     it('refuses a bad end-user token in its header (401), never passes it over', async () => {
