@@ -103,7 +103,15 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   app.enableCors({
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-App-Key', 'X-User-Id', 'X-Request-Id'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'X-API-Key',
+      'X-App-Key',
+      'X-End-User-Token',
+      'X-User-Id',
+      'X-Request-Id',
+    ],
     // A string, not a list: @fastify/cors joins a list again on every request.
     exposedHeaders: 'X-Request-Id, Retry-After',
     maxAge: 600,

@@ -53,7 +53,7 @@ describe('End-user and webhook credentials', () => {
     it('answers 401 without a token, and to a back-office token', async () => {
       const missing = await t.http.get('/__guards/end-user');
       expect(missing.status).toBe(401);
-      expect(missing.body).toEqual({ success: false, error: 'Missing bearer token' });
+      expect(missing.body).toEqual({ success: false, error: 'Missing X-End-User-Token header' });
       const backOffice = await admin.http.get('/__guards/end-user');
       expect(backOffice.status).toBe(401);
       expect(backOffice.body.error).toBe('Invalid or expired token');

@@ -29,7 +29,7 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @RouteLimit(LOGIN_RATE_LIMIT)
   @ApiOperation({ operationId: 'login', summary: 'Back-office login with e-mail and password' })
-  @ApiOkResponse({ type: TokenResponse })
+  @ApiOkResponse({ type: TokenResponse, description: 'Signed in: a bearer token and the user' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.UNAUTHORIZED, HttpStatus.TOO_MANY_REQUESTS)
   async login(@Body() dto: LoginDto): Promise<TokenResponse> {
     const { token, user } = await this.auth.login(dto.email, dto.password);
@@ -40,7 +40,7 @@ export class AuthController {
   @Authenticated(Access.SignedIn)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ operationId: 'refreshToken', summary: 'A fresh token for a still-valid one' })
-  @ApiOkResponse({ type: TokenResponse })
+  @ApiOkResponse({ type: TokenResponse, description: 'A new bearer token and the user' })
   async refresh(@CurrentUser() user: AuthUser): Promise<TokenResponse> {
     return { success: true, token: await this.auth.refresh(user), user };
   }
@@ -48,7 +48,7 @@ export class AuthController {
   @Get('me')
   @Authenticated(Access.SignedIn)
   @ApiOperation({ operationId: 'getMe', summary: 'The signed-in user' })
-  @ApiOkResponse({ type: MeResponse })
+  @ApiOkResponse({ type: MeResponse, description: 'The user the token belongs to' })
   me(@CurrentUser() user: AuthUser): MeResponse {
     return { success: true, user };
   }
@@ -62,7 +62,7 @@ export class AuthController {
     operationId: 'hashPassword',
     summary: 'Development helper: bcrypt hash of a password (404 in production)',
   })
-  @ApiOkResponse({ type: HashResponse })
+  @ApiOkResponse({ type: HashResponse, description: 'The bcrypt hash of the password' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
   async hashPassword(@Body() dto: HashPasswordDto): Promise<HashResponse> {
     if (this.config.get('NODE_ENV', { infer: true }) === 'production')

@@ -1,9 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { App } from '../schemas/app.schema';
 
-/** The admin record of an app (the publishable key is not a secret: browsers send it). */
+/**
+ * The admin record of an app (the publishable key is not a secret: browsers send it). The payload also
+ * carries `_id` (the storage id, which the spec lists), left out of the document: no route takes it, and
+ * generators that camel-case property names turn `_id` and `id` into one name and fail to compile. `id` is
+ * the app's identifier everywhere.
+ */
+@ApiSchema({ description: 'An app record; `id` is the identifier every route takes' })
 export class AppView {
-  @ApiProperty() _id: string;
+  @ApiHideProperty() _id: string;
   @ApiProperty({ example: 'my-shop' }) id: string;
   @ApiProperty() name: string;
   @ApiPropertyOptional() description?: string;

@@ -1,7 +1,7 @@
 import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
-import { bearerToken } from '../../common/auth/bearer-token';
+import { endUserToken } from '../../common/auth/end-user-token';
 import type { EndUserPrincipal } from '../../common/auth/end-user.decorator';
 import { SecretKeys } from '../../config/secret-keys';
 import { ContactsService } from '../../contacts/contacts.service';
@@ -16,7 +16,7 @@ interface EndUserRequest {
 const INVALID = 'Invalid or expired token';
 
 /**
- * An app end user's bearer token: HS256 with the end-user key, issuer and audience `end-user` pinned, and an
+ * An app end user's token (`X-End-User-Token`, or `Authorization: Bearer` as before): HS256 with the end-user key, issuer and audience `end-user` pinned, and an
  * `appId` claim. On a route with an `{appId}` path parameter the token must have been issued for that app.
  * Then the person is read by `_id` (one primary-key lookup of two fields) and must still exist, not be
  * erased, and have the token version the token carries: a GDPR delete bumps it, so the person's earlier
@@ -29,7 +29,7 @@ export class EndUserStrategy extends PassportStrategy(Strategy, 'end-user') {
     private readonly contacts: ContactsService,
   ) {
     super({
-      jwtFromRequest: bearerToken,
+      jwtFromRequest: endUserToken,
       // A KeyObject (see SecretKeys); the typings list only string | Buffer, jsonwebtoken takes it as is.
       secretOrKey: keys.endUserJwt as unknown as Buffer,
       algorithms: ['HS256'],

@@ -54,7 +54,7 @@ export class MagicLinkController {
     summary: "Exchange a link's token for an end-user bearer token (once)",
     description: 'Each link signs in once, within 15 minutes of being sent.',
   })
-  @ApiOkResponse({ type: EndUserSessionResponse })
+  @ApiOkResponse({ type: EndUserSessionResponse, description: 'Signed in: an end-user token and the person' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   @ApiErrorMessage(HttpStatus.UNAUTHORIZED, INVALID_LINK, 'The token is malformed, unknown, used or expired')
   @ApiErrorMessage(HttpStatus.FORBIDDEN, APP_INACTIVE, 'The app was switched off after the link was sent')

@@ -13,9 +13,9 @@ export interface ApiKeyPrincipal {
 
 export interface ApiKeyAuthOptions {
   /**
-   * `optional`: the route also takes an app end user's token (`Authorization: Bearer`, from the magic-link
-   * sign-in) besides the key. When the header is sent it must be valid and of the path's app (401/403);
-   * the handler reads it from `request.endUser`.
+   * `optional`: the route also takes an app end user's token (`X-End-User-Token`, or `Authorization:
+   * Bearer` unless that is a back-office token; from the magic-link sign-in) besides the key. When sent it
+   * must be valid and of the path's app (401/403); the handler reads it from `request.endUser`.
    */
   endUser?: 'optional';
 }

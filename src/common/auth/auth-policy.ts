@@ -11,8 +11,9 @@ export type AuthPolicy =
   | {
       credential: 'api-key';
       /**
-       * `optional`: an `Authorization` header, when present, must also be a valid end-user token of the
-       * path's app (the `end-user` strategy runs after the key's); absent, the key alone suffices.
+       * `optional`: an end-user token, when offered (`X-End-User-Token`, or an `Authorization` header that
+       * is not a back-office token), must also be valid and of the path's app (the `end-user` strategy runs
+       * after the key's); absent, the key alone suffices.
        */
       endUser?: 'optional';
     }

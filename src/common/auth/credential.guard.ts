@@ -9,6 +9,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard, type IAuthModuleOptions } from '@nestjs/passport';
 import { AUTH_POLICY, type AuthPolicy, CALLER_PROPERTY, type Credential } from './auth-policy';
 import { bearerToken } from './bearer-token';
+import { offersEndUserToken, sentEndUserToken } from './end-user-token';
 import type { AuthUser } from './current-user.decorator';
 import { Access, roleMayAccess } from './roles';
 
@@ -24,9 +25,14 @@ type RequestWithHeaders = Record<string, unknown> & {
  * 401/403; passport-jwt (bearer and end-user tokens) only fails, so its message is decided here.
  */
 function failure(credential: Credential, request: RequestWithHeaders): UnauthorizedException {
-  if (credential === 'bearer' || credential === 'end-user') {
+  if (credential === 'bearer') {
     return new UnauthorizedException(
       bearerToken(request) ? 'Invalid or expired token' : 'Missing bearer token',
+    );
+  }
+  if (credential === 'end-user') {
+    return new UnauthorizedException(
+      sentEndUserToken(request) ? 'Invalid or expired token' : 'Missing X-End-User-Token header',
     );
   }
   return new UnauthorizedException('Invalid credentials');
@@ -83,10 +89,11 @@ export class CredentialGuard implements CanActivate {
 
     await this.guards[policy.credential].canActivate(context);
 
-    // A second credential the route takes when sent: checked like any other (never ignored when invalid).
+    // A second credential the route takes when sent: checked like any other (never ignored when invalid);
+    // a back-office token in Authorization is not one (see offersEndUserToken).
     if (policy.credential === 'api-key' && policy.endUser === 'optional') {
       const request = context.switchToHttp().getRequest<RequestWithHeaders>();
-      if (request.headers.authorization !== undefined) await this.guards['end-user'].canActivate(context);
+      if (offersEndUserToken(request)) await this.guards['end-user'].canActivate(context);
     }
 
     if (policy.credential === 'bearer') {

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpStatus, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiSecurity } from '@nestjs/swagger';
 import { ApiErrors } from '../swagger/envelope.decorators';
 import { SECURITY } from '../swagger/openapi';
 import { AUTH_POLICY, type AuthPolicy } from './auth-policy';
@@ -15,15 +15,16 @@ export interface EndUserPrincipal {
 }
 
 /**
- * A route for an app's end users: a bearer token with audience `end-user` (never a back-office token, and a
- * back-office route never takes this one), checked by the `end-user` strategy
- * (src/auth/end-user/end-user.strategy.ts). On a route with an `{appId}` the token must be that app's (403).
+ * A route for an app's end users: a token with audience `end-user` in `X-End-User-Token` (or `Authorization:
+ * Bearer`; never a back-office token, and a back-office route never takes this one), checked by the
+ * `end-user` strategy (src/auth/end-user/end-user.strategy.ts). On a route with an `{appId}` the token must
+ * be that app's (403).
  */
 export function EndUser() {
   const policy: AuthPolicy = { credential: 'end-user' };
   return applyDecorators(
     SetMetadata(AUTH_POLICY, policy),
-    ApiBearerAuth(SECURITY.endUser),
+    ApiSecurity(SECURITY.endUser),
     ApiErrors(HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN),
   );
 }

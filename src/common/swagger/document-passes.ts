@@ -187,18 +187,20 @@ export function closeRequestBodies(document: OpenAPIObject, validated: Validated
   }
 }
 
-const OBJECT_ID_PARAMETERS = new Set(['id', 'keyId', 'messageId', 'templateId']);
+const OBJECT_ID_PARAMETERS = new Set(['id', 'keyId', 'messageId', 'templateId', 'contactId']);
 
 /**
  * Path parameters that name a stored record are ObjectIds: say so, so generated values look like real ids
- * (a malformed one is answered 404 like an unknown one). `/admin/apps/{id}` is the one `id` that is an app id.
+ * (a malformed one is answered 404 like an unknown one), unless the route states its own pattern.
+ * `/admin/apps/{id}` is the one `id` that is an app id.
  */
 export function describeObjectIdParameters(document: OpenAPIObject): void {
   for (const { path, operation } of operationsOf(document)) {
     for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
       if (parameter.in !== 'path' || !OBJECT_ID_PARAMETERS.has(parameter.name)) continue;
       if (parameter.name === 'id' && path.startsWith('/admin/apps/')) continue;
-      parameter.schema = { ...(parameter.schema ?? {}), type: 'string', pattern: OBJECT_ID_PATTERN };
+      // A route that documents a pattern of its own (an e-mail Message-ID is no ObjectId) keeps it.
+      parameter.schema = { type: 'string', pattern: OBJECT_ID_PATTERN, ...(parameter.schema ?? {}) };
     }
   }
 }

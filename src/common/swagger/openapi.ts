@@ -1,6 +1,8 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../../config/env';
 import { DirectRoutes } from '../http/direct-routes';
 import {
   addCommonResponses,
@@ -10,6 +12,7 @@ import {
   describeObjectIdParameters,
 } from './document-passes';
 import { ErrorSchema } from './envelope.decorators';
+import { declarePublicOperations, dropPatchDefaults } from './client-passes';
 import { SECURITY } from './security-schemes';
 import { applyValidationConstraints } from './validation-constraints';
 
@@ -132,6 +135,19 @@ function handlerParameterClasses(app: INestApplication): Set<Type<unknown>> {
   return classes;
 }
 
+/**
+ * Where clients send requests: first the server that served the document (relative, so Swagger UI's
+ * "Try it out" stays on the instance it was opened from), then PUBLIC_BASE_URL when it is configured, the
+ * address generated clients default to.
+ */
+function addServers(builder: DocumentBuilder, app: INestApplication): void {
+  builder.addServer('/', 'The server that serves this document');
+  const publicUrl = app
+    .get<ConfigService<AppConfig, true>>(ConfigService)
+    .get('PUBLIC_BASE_URL', { infer: true });
+  if (publicUrl) builder.addServer(publicUrl.replace(/\/+$/, ''), 'The public address (PUBLIC_BASE_URL)');
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Multi-app administration service')
@@ -156,15 +172,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       SECURITY.appKey,
     )
-    .addBearerAuth(
+    .addApiKey(
       {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: "An app end user's token (audience `end-user`), from the magic-link sign-in",
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-End-User-Token',
+        description:
+          "An app end user's token (audience `end-user`), from the magic-link sign-in. `Authorization: Bearer` " +
+          'with this token is still accepted; on the wants routes a back-office token there is passed over',
       },
       SECURITY.endUser,
     );
+  addServers(builder, app);
   for (const tag of TAGS) builder.addTag(tag.name, tag.description);
   const document = SwaggerModule.createDocument(app, builder.build(), {
     extraModels: [ErrorSchema],
@@ -175,8 +194,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const validated = applyValidationConstraints(document, handlerParameterClasses(app));
   closeRequestBodies(document, validated);
   describeObjectIdParameters(document);
+  dropPatchDefaults(document);
   addRequestExamples(document);
   dedupeSecurity(document);
+  declarePublicOperations(document);
   const notFound = Object.fromEntries(
     TAGS.filter((t) => t.notFound).map((t) => [t.name, t.notFound as string]),
   );

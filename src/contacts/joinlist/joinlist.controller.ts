@@ -27,7 +27,10 @@ export class JoinlistController {
     operationId: 'joinNewsletter',
     summary: "Newsletter signup from a web page (the app's publishable key and a matching Origin)",
   })
-  @ApiOkResponse({ type: JoinlistResult })
+  @ApiOkResponse({
+    type: JoinlistResult,
+    description: 'The signup is recorded (or waits for its confirmation)',
+  })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   join(@Body() dto: JoinlistDto, @CurrentApp() app: App, @Req() request: FastifyRequest) {
     return this.joinlist.join(app, dto, { ip: clientIp(request) });

@@ -18,7 +18,7 @@ import {
   OverviewView,
   RecipientView,
 } from './dto/analytics.dto';
-import { CAMPAIGN_ID } from './dto/email-event.dto';
+import { ApiCampaignIdParam, CAMPAIGN_ID } from './dto/email-event.dto';
 import { EmailAnalyticsService } from './email-analytics.service';
 import { pathIdOr404 } from './email-events.controller';
 
@@ -34,6 +34,7 @@ export class EmailAnalyticsController {
     operationId: 'getCampaignAnalytics',
     summary: 'A campaign’s figures: unique opens and clicks, top links, daily timeline per type',
   })
+  @ApiCampaignIdParam()
   @ApiOkEnvelope(CampaignAnalyticsView)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async campaign(@Param('campaignId') campaignId: string) {
@@ -45,6 +46,7 @@ export class EmailAnalyticsController {
     operationId: 'listCampaignRecipientAnalytics',
     summary: 'The people with events in a campaign, with their event types and last event',
   })
+  @ApiCampaignIdParam()
   @ApiPageEnvelope(RecipientView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async recipients(@Param('campaignId') campaignId: string, @Query() query: PaginationQueryDto) {

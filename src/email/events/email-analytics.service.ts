@@ -1,8 +1,9 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted } from 'mongoose';
 import type { Pagination } from '../../common/http/envelope';
 import { paginationOf } from '../../common/pagination/pagination';
+import { EmailJob } from '../jobs/schemas/email-job.schema';
 import { ALL_APPS, dayOf } from './analytics-counters';
 import {
   type CampaignAnalyticsView,
@@ -39,11 +40,23 @@ export class EmailAnalyticsService {
     @InjectModel(CampaignRecipient.name) private readonly recipientsList: Model<CampaignRecipient>,
     @InjectModel(ContactCounters.name) private readonly contacts: Model<ContactCounters>,
     @InjectModel(DailyCounters.name) private readonly daily: Model<DailyCounters>,
+    @InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>,
   ) {}
 
-  /** One read by `_id`. A campaign without events has zeros. */
+  /**
+   * A campaign without counters is known when mail was queued under its id (it has zeros until the first
+   * event); otherwise the id names nothing and the answer is a 404, like any unknown id, never a page of
+   * zeros that looks like a campaign nobody opened. One index probe (`campaignId` leads an index of jobs).
+   */
+  private async requireKnown(campaignId: string, counters: CampaignCounters | null): Promise<void> {
+    if (counters) return;
+    if (!(await this.jobs.exists({ campaignId }).exec())) throw new NotFoundException('Campaign not found');
+  }
+
+  /** One read by `_id` (and, without counters, the probe above). A campaign without events has zeros. */
   async campaign(campaignId: string): Promise<CampaignAnalyticsView> {
     const counters = await this.campaigns.findById(campaignId).lean<CampaignCounters>().exec();
+    await this.requireKnown(campaignId, counters);
     const n = counted(counters?.totals);
     const figures = {
       sent: n('sent'),
@@ -83,6 +96,7 @@ export class EmailAnalyticsService {
       .findById(campaignId, { recipients: 1 })
       .lean<CampaignCounters>()
       .exec();
+    await this.requireKnown(campaignId, counters);
     const total = counters?.recipients ?? 0;
     const first = (page - 1) * limit + 1;
     const slots: string[] = [];

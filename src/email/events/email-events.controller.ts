@@ -1,10 +1,12 @@
 import { Controller, Get, HttpStatus, NotFoundException, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { Access } from '../../common/auth/roles';
 import { ok, page } from '../../common/http/envelope';
 import { ApiErrors, ApiOkEnvelope, ApiPageEnvelope } from '../../common/swagger/envelope.decorators';
 import {
+  ApiCampaignIdParam,
+  ApiMessageIdParam,
   CAMPAIGN_ID,
   CampaignEventStats,
   EmailEventView,
@@ -42,7 +44,7 @@ export class EmailEventsController {
 
   @Get('message/:messageId')
   @ApiOperation({ operationId: 'listMessageEmailEvents', summary: 'The events of one message, oldest first' })
-  @ApiParam({ name: 'messageId', description: 'The Message-ID recorded when the message was sent' })
+  @ApiMessageIdParam()
   @ApiOkEnvelope(MessageEventView, { isArray: true })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async message(@Param('messageId') messageId: string) {
@@ -55,6 +57,7 @@ export class EmailEventsController {
     operationId: 'getCampaignEmailStats',
     summary: 'Delivery, open and click figures of a campaign',
   })
+  @ApiCampaignIdParam()
   @ApiOkEnvelope(CampaignEventStats)
   @ApiErrors(HttpStatus.NOT_FOUND)
   async campaignStats(@Param('campaignId') campaignId: string) {

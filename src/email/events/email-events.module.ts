@@ -3,6 +3,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { ChatModule } from '../../chat/chat.module';
 import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../email.module';
+import { EmailJob, EmailJobSchema } from '../jobs/schemas/email-job.schema';
 import { EmailEvent, EmailEventSchema } from '../tracking/schemas/email-event.schema';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailAnalyticsController } from './email-analytics.controller';
@@ -27,6 +28,8 @@ import { WebhookReceipt, WebhookReceiptSchema } from './schemas/analytics.schema
     MongooseModule.forFeature([
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: WebhookReceipt.name, schema: WebhookReceiptSchema },
+      // Read only: whether mail was queued under a campaign id that has no counters yet.
+      { name: EmailJob.name, schema: EmailJobSchema },
       ...ANALYTICS_MODELS,
     ]),
     EmailModule,

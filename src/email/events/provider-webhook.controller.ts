@@ -32,7 +32,7 @@ export class ProviderWebhookController {
     summary: 'Primary provider webhook (Standard Webhooks signature): records one e-mail event',
   })
   @ApiBody({ schema: PROVIDER_EVENT_BODY })
-  @ApiOkResponse({ type: WebhookResultView })
+  @ApiOkResponse({ type: WebhookResultView, description: 'The event is recorded, or was already' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   async primary(@SignedWebhook() webhook: SignedWebhookMessage): Promise<WebhookResultView> {
     return { success: true, ...(await this.webhooks.ingest(webhook)) };
@@ -47,7 +47,7 @@ export class ProviderWebhookController {
     summary: 'Cold provider webhook: accepts any JSON object, stores nothing (placeholder)',
   })
   @ApiBody({ schema: PROVIDER_EVENT_BODY })
-  @ApiOkResponse({ type: ColdProviderResultView })
+  @ApiOkResponse({ type: ColdProviderResultView, description: 'The event is accepted (nothing is stored)' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.PAYLOAD_TOO_LARGE)
   cold(@Body() body: unknown): ColdProviderResultView {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {

@@ -41,8 +41,8 @@ export class EndUserSessionResponse {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({
     description:
-      'Bearer token of the end user (HS256 JWT, audience `end-user`, lifetime JWT_EXPIRES_IN): send it as ' +
-      '`Authorization: Bearer …` where an end user is expected (the wants routes, as the voter)',
+      'Token of the end user (HS256 JWT, audience `end-user`, lifetime JWT_EXPIRES_IN): send it as ' +
+      '`X-End-User-Token: …` where an end user is expected (the wants routes, as the voter)',
   })
   token: string;
   @ApiProperty() user: EndUserView;

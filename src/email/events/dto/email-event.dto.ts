@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiParam, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsMongoId, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
 import {
@@ -13,6 +13,23 @@ import {
 export const CAMPAIGN_ID = /^[\w.:-]{1,100}$/;
 /** A Message-ID (`<job id>@<domain>`) or a tracking message key (`campaign:<id>:<contact>`). */
 export const MESSAGE_ID = /^[\w.@:+=-]{1,300}$/;
+
+/**
+ * The path parameters of campaign and message ids, with their patterns: not ObjectIds (a job's campaign id is
+ * any tag; a Message-ID is `<job id>@<domain>`), and one that does not match is answered 404.
+ */
+export const ApiCampaignIdParam = () =>
+  ApiParam({
+    name: 'campaignId',
+    description: 'A newsletter campaign id, or the campaign tag e-mail jobs were queued with',
+    schema: { type: 'string', pattern: CAMPAIGN_ID.source },
+  });
+export const ApiMessageIdParam = () =>
+  ApiParam({
+    name: 'messageId',
+    description: 'The Message-ID recorded when the message was sent, or a tracking message key',
+    schema: { type: 'string', pattern: MESSAGE_ID.source },
+  });
 
 export class ListEmailEventsQuery extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'A contact (person) id' })

@@ -27,9 +27,9 @@ export class CreateCampaignDto {
   @MaxLength(CAMPAIGN_NAME_MAX)
   name: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     maxLength: CAMPAIGN_SUBJECT_MAX,
-    description: 'Handlebars; may be left out with `templateId`',
+    description: 'Handlebars; required unless `templateId` names a template that supplies it',
   })
   @unlessTemplate
   @Transform(trim)
@@ -38,10 +38,10 @@ export class CreateCampaignDto {
   @MaxLength(CAMPAIGN_SUBJECT_MAX)
   subject?: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     maxLength: CAMPAIGN_CONTENT_MAX,
     description:
-      'Handlebars HTML (`{{firstName}}`, `{{unsubscribeUrl}}`, …); may be left out with `templateId`',
+      'Handlebars HTML (`{{firstName}}`, `{{unsubscribeUrl}}`, …); required unless `templateId` names a template that supplies it',
   })
   @unlessTemplate
   @IsString()
