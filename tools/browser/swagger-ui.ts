@@ -162,7 +162,12 @@ async function signInFromTheUi(page: Page): Promise<void> {
   }
   const answer = await tryItOut(page, 'post', '/auth/login', { body: ADMIN });
   expectStatus('POST /auth/login', answer, '200');
-  await page.locator('.auth-wrapper button.authorize.locked').waitFor();
+  await page
+    .locator('.auth-wrapper button.authorize.locked')
+    .waitFor()
+    .catch(() => {
+      throw new Error('POST /auth/login answered 200 but the page is still not authorized');
+    });
   await openAuthorizeDialog(page);
   await bearerScheme(page).locator('button', { hasText: 'Logout' }).waitFor();
   await closeAuthorizeDialog(page);
