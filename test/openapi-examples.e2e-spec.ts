@@ -128,6 +128,22 @@ describe('The examples staff see in Swagger UI (/docs-json)', () => {
     expect(open).toEqual([]);
   });
 
+  it('shows on every answer with a message the one the route sends, not Swagger UI\'s "string"', () => {
+    const unnamed = operations().flatMap(({ name, operation }) =>
+      Object.entries(operation.responses)
+        .filter(([status]) => status.startsWith('2'))
+        .flatMap(([status, response]) => {
+          const media = response.content?.['application/json'];
+          const message = media?.schema?.properties?.message;
+          const documented =
+            message?.example ?? (media?.example as { message?: unknown } | undefined)?.message;
+          const hasMessage = message || media?.schema?.$ref?.endsWith('/DoneSchema');
+          return hasMessage && typeof documented !== 'string' ? [`${name} ${status}`] : [];
+        }),
+    );
+    expect(unnamed).toEqual([]);
+  });
+
   it('describes every security scheme and lists bearer (the staff one) first', () => {
     const schemes = Object.entries(doc.components.securitySchemes);
     expect(schemes.filter(([, scheme]) => !scheme.description?.trim()).map(([name]) => name)).toEqual([]);
@@ -148,6 +164,8 @@ describe('The examples staff see in Swagger UI (/docs-json)', () => {
     const created = await admin.http.post('/admin/apps', app);
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ id: app.id, name: app.name });
+    const createApp = doc.paths['/admin/apps'].post.responses['201'].content?.['application/json'];
+    expect(created.body.message).toBe(createApp?.schema?.properties?.message.example);
 
     // The app id in the path is the one the example created; the answer is what the response example shows.
     const campaign = await admin.http.post(

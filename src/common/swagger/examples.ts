@@ -43,6 +43,7 @@ export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
   PasswordDto: { password: 'new-password-2030' },
   TeamUser: { id: ADMIN_ID, name: 'Jane Doe' },
   TokenResponse: { token: TOKEN },
+  EndUserSessionResponse: { token: TOKEN },
   HashResponse: { hash: '$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' },
   CreateUserDto: { password: 'correct-horse-battery', ...PERSON },
   UpdateUserDto: { ...PERSON },
