@@ -2,8 +2,9 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 /**
- * The examples Swagger UI shows, as one story: the admin Jane Doe creates the app `my-shop`, gives its backend
- * an API key, and writes a draft newsletter campaign to its subscribers. Request bodies are built from these
+ * The examples Swagger UI shows, as one story: the admin Jane Doe signs in, adds Ada Lovelace to the team,
+ * creates the app `my-shop`, gives its backend an API key, and writes a draft newsletter campaign to the
+ * app's subscribers (Ada among them, in the contact and analytics examples). Request bodies are built from these
  * values (addRequestExamples), so what staff send with "Try it out" is valid as it stands; responses show the
  * same app, people and records. Kept in one place rather than on each DTO so that a record's id or the app's
  * name reads the same in every schema that shows it.
@@ -16,6 +17,7 @@ const APP_ID = 'my-shop';
 const APP_ORIGIN = 'https://shop.example.com';
 const ADMIN_ID = '665f1a2b3c4d5e6f7a8b9c01';
 const API_KEY_ID = '665f1a2b3c4d5e6f7a8b9c02';
+const TEAM_MEMBER_ID = '665f1a2b3c4d5e6f7a8b9c0d';
 const CAMPAIGN_ID = '665f1a2b3c4d5e6f7a8b9c03';
 const NEWSLETTER_TEMPLATE_ID = '665f1a2b3c4d5e6f7a8b9c04';
 const EMAIL_TEMPLATE_ID = '665f1a2b3c4d5e6f7a8b9c05';
@@ -41,13 +43,13 @@ export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
   LoginDto: { password: 'correct-horse-battery' },
   HashPasswordDto: { password: 'correct-horse-battery' },
   PasswordDto: { password: 'new-password-2030' },
-  TeamUser: { id: ADMIN_ID, name: 'Jane Doe' },
+  TeamUser: { id: ADMIN_ID, email: 'jane@example.com', name: 'Jane Doe' },
   TokenResponse: { token: TOKEN },
   EndUserSessionResponse: { token: TOKEN },
   HashResponse: { hash: '$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' },
-  CreateUserDto: { password: 'correct-horse-battery', ...PERSON },
+  CreateUserDto: { email: 'ada@example.com', password: 'correct-horse-battery', ...PERSON },
   UpdateUserDto: { ...PERSON },
-  UserView: { _id: ADMIN_ID, ...PERSON },
+  UserView: { _id: TEAM_MEMBER_ID, email: 'ada@example.com', ...PERSON },
   UserProfileInput: { bio: 'Runs the support desk', phone: '+44 20 7946 0958', timezone: 'Europe/London' },
   UserProfileView: {
     avatar: 'https://shop.example.com/avatars/ada.png',
