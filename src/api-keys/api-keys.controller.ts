@@ -77,7 +77,10 @@ export class ApiKeysController {
     operationId: 'createApiKey',
     summary: 'Create a key for an existing app; the response carries the full value',
   })
-  @ApiOkEnvelope(ApiKeyWithSecretView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiOkEnvelope(ApiKeyWithSecretView, {
+    status: HttpStatus.CREATED,
+    message: 'API key created; store it now, it is a secret',
+  })
   @ApiErrors(HttpStatus.BAD_REQUEST)
   @ApiUnknownApp()
   async create(@CurrentUser() caller: AuthUser, @Body() dto: CreateApiKeyDto) {
@@ -104,7 +107,7 @@ export class ApiKeysController {
     operationId: 'updateApiKey',
     summary: 'Update name, description, allowed origins, active flag or expiry',
   })
-  @ApiOkEnvelope(ApiKeyView, { withMessage: true })
+  @ApiOkEnvelope(ApiKeyView, { message: 'API key updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(@Param('keyId') keyId: string, @Body(NothingToUpdatePipe) dto: UpdateApiKeyDto) {
     return ok(toApiKeyView(await this.keys.update(keyId, dto)), 'API key updated');
@@ -112,7 +115,7 @@ export class ApiKeysController {
 
   @Delete(':keyId')
   @ApiOperation({ operationId: 'deleteApiKey', summary: 'Delete a key permanently' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('API key deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('keyId') keyId: string) {
     await this.keys.remove(keyId);
@@ -125,7 +128,7 @@ export class ApiKeysController {
     operationId: 'revokeApiKey',
     summary: 'Deactivate a key (it is refused with 403 from now on)',
   })
-  @ApiOkEnvelope(ApiKeyView, { withMessage: true })
+  @ApiOkEnvelope(ApiKeyView, { message: 'API key revoked' })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async revoke(@Param('keyId') keyId: string) {
     return ok(toApiKeyView(await this.keys.revoke(keyId)), 'API key revoked');
@@ -137,7 +140,7 @@ export class ApiKeysController {
     operationId: 'regenerateApiKey',
     summary: 'Give the key a new value; the old value fails at once',
   })
-  @ApiOkEnvelope(RegeneratedApiKeyView, { withMessage: true })
+  @ApiOkEnvelope(RegeneratedApiKeyView, { message: 'API key regenerated; store it now, it is a secret' })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async regenerate(@Param('keyId') keyId: string) {
     const { key, value } = await this.keys.regenerate(keyId);

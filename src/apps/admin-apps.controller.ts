@@ -40,7 +40,7 @@ export class AdminAppsController {
     operationId: 'createApp',
     summary: 'Create an app; the service generates its publishable key',
   })
-  @ApiOkEnvelope(AppView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiOkEnvelope(AppView, { status: HttpStatus.CREATED, message: 'App created' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
   async create(@Body() dto: CreateAppDto) {
     return ok(toAppView(await this.apps.create(dto)), 'App created');
@@ -60,7 +60,7 @@ export class AdminAppsController {
     operationId: 'updateApp',
     summary: 'Update an app (its id is fixed; features, chatChannels and allowedOrigins are replaced)',
   })
-  @ApiOkEnvelope(AppView, { withMessage: true })
+  @ApiOkEnvelope(AppView, { message: 'App updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateAppDto) {
     return ok(toAppView(await this.apps.update(id, dto)), 'App updated');
@@ -73,7 +73,7 @@ export class AdminAppsController {
     description:
       'Its publishable key and API keys stop working at once; tenant data (tickets, contacts…) is kept.',
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('App deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('id') id: string) {
     await this.apps.remove(id);
@@ -86,7 +86,7 @@ export class AdminAppsController {
     operationId: 'rotateAppKey',
     summary: 'Replace the publishable key; the old one fails at once',
   })
-  @ApiOkEnvelope(AppPublicKeyView, { withMessage: true })
+  @ApiOkEnvelope(AppPublicKeyView, { message: 'Publishable key rotated' })
   @ApiErrors(HttpStatus.NOT_FOUND)
   async rotateKey(@Param('id') id: string) {
     return ok(await this.apps.rotateKey(id), 'Publishable key rotated');
@@ -95,7 +95,7 @@ export class AdminAppsController {
   @Post(':id/toggle')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ operationId: 'toggleApp', summary: 'Invert the active flag' })
-  @ApiOkEnvelope(AppView, { withMessage: true })
+  @ApiOkEnvelope(AppView, { message: 'App activated' })
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async toggle(@Param('id') id: string) {
     const app = await this.apps.toggle(id);

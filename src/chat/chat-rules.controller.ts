@@ -35,7 +35,7 @@ export class ChatRulesController {
     summary: 'Route one channel of an app to a webhook',
     description: 'One rule per app and channel (a second one is a 409). The rule starts active.',
   })
-  @ApiOkEnvelope(ChatRuleView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiOkEnvelope(ChatRuleView, { status: HttpStatus.CREATED, message: 'Chat routing rule created' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
   @ApiUnknownApp()
   async create(@Body() dto: CreateChatRuleDto) {
@@ -47,7 +47,7 @@ export class ChatRulesController {
     operationId: 'updateChatRoutingRule',
     summary: 'Change the webhook of a rule, or switch it off and on',
   })
-  @ApiOkEnvelope(ChatRuleView, { withMessage: true })
+  @ApiOkEnvelope(ChatRuleView, { message: 'Chat routing rule updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateChatRuleDto) {
     return ok(toChatRuleView(await this.rules.update(id, dto)), 'Chat routing rule updated');
@@ -58,7 +58,7 @@ export class ChatRulesController {
     operationId: 'deleteChatRoutingRule',
     summary: 'Delete a rule: the app falls back to the global default for that channel',
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Chat routing rule deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('id') id: string) {
     await this.rules.remove(id);

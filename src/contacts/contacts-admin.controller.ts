@@ -80,7 +80,7 @@ export class ContactsAdminController {
       'The address stays suppressed (by an HMAC, not in clear). Answers 409 while an e-mail to the ' +
       'person is being handed to the mail server; sending the delete again completes it.',
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Contact deleted: personal data erased')
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async remove(@CurrentUser() user: AuthUser, @Param('id') id: string) {
     await this.erasure.erase(id, user.email);
@@ -93,7 +93,7 @@ export class ContactsAdminController {
     operationId: 'setContactConsent',
     summary: 'Record a consent decision for one category (a new consent history event)',
   })
-  @ApiOkEnvelope(ContactDetailView, { withMessage: true })
+  @ApiOkEnvelope(ContactDetailView, { message: 'Consent updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async setConsent(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: ConsentChangeDto) {
     const contact = await this.contacts.setConsent(id, dto, user.email);
@@ -107,7 +107,7 @@ export class ContactsAdminController {
     operationId: 'optOutContact',
     summary: 'Global opt-out: every category refused and no more e-mail to the person',
   })
-  @ApiOkEnvelope(ContactDetailView, { withMessage: true })
+  @ApiOkEnvelope(ContactDetailView, { message: 'Contact opted out of all e-mail' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async optOut(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: OptOutDto) {
     const contact = await this.contacts.optOut(id, dto.reason, user.email);

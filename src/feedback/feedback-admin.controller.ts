@@ -74,7 +74,7 @@ export class FeedbackAdminController {
 
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteFeedback', summary: 'Delete one feedback' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Feedback deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.feedback.remove(appId, id);

@@ -102,7 +102,7 @@ export class SubscribersController {
     operationId: 'deleteSubscriber',
     summary: "Remove the person's subscription to the app (the person and their consent stay)",
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Subscriber removed from the newsletter')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.subscribers.remove(appId, id);

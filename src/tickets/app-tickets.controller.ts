@@ -82,7 +82,7 @@ export class AppTicketsController {
   })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ type: CreateTicketBody })
-  @ApiOkEnvelope(TicketView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiOkEnvelope(TicketView, { status: HttpStatus.CREATED, message: 'Ticket created' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.PAYLOAD_TOO_LARGE)
   async create(@Param('appId') appId: string, @TicketForm() input: CreateTicketInput) {
     return ok(toTicketView(await this.tickets.create(appId, input)), 'Ticket created');
@@ -123,7 +123,7 @@ export class AppTicketsController {
 
   @Patch(':messageId')
   @ApiOperation({ operationId: 'updateTicket', summary: "Change a ticket's status, priority or topic" })
-  @ApiOkEnvelope(TicketView, { withMessage: true })
+  @ApiOkEnvelope(TicketView, { message: 'Ticket updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(
     @Param('appId') appId: string,
@@ -135,7 +135,7 @@ export class AppTicketsController {
 
   @Delete(':messageId')
   @ApiOperation({ operationId: 'deleteTicket', summary: 'Delete a ticket of the app and its uploaded files' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Ticket deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('messageId') id: string) {
     await this.tickets.remove(appId, id);
@@ -147,7 +147,7 @@ export class AppTicketsController {
     operationId: 'setTicketStatus',
     summary: "Change a ticket's status (any status may follow any)",
   })
-  @ApiOkEnvelope(TicketView, { withMessage: true })
+  @ApiOkEnvelope(TicketView, { message: 'Ticket status updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(
     @Param('appId') appId: string,
@@ -163,7 +163,7 @@ export class AppTicketsController {
     operationId: 'addTicketMessage',
     summary: "Add a message to a ticket's thread (at most 500 per ticket)",
   })
-  @ApiOkEnvelope(TicketMessageView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiOkEnvelope(TicketMessageView, { status: HttpStatus.CREATED, message: 'Message added' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async addMessage(
     @Param('appId') appId: string,

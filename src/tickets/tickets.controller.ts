@@ -45,7 +45,7 @@ export class TicketsController {
 
   @Patch(':messageId')
   @ApiOperation({ operationId: 'updateAnyTicket', summary: "Change a ticket's status or priority" })
-  @ApiOkEnvelope(TicketView, { withMessage: true })
+  @ApiOkEnvelope(TicketView, { message: 'Ticket updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async update(@Param('messageId') id: string, @Body(NothingToUpdatePipe) dto: UpdateTicketDto) {
     return ok(toTicketView(await this.tickets.update(ALL_APPS, id, dto)), 'Ticket updated');
@@ -53,7 +53,7 @@ export class TicketsController {
 
   @Delete(':messageId')
   @ApiOperation({ operationId: 'deleteAnyTicket', summary: 'Delete a ticket and its uploaded files' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Ticket deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('messageId') id: string) {
     await this.tickets.remove(ALL_APPS, id);
@@ -65,7 +65,7 @@ export class TicketsController {
     operationId: 'setAnyTicketStatus',
     summary: "Change a ticket's status (any status may follow any)",
   })
-  @ApiOkEnvelope(TicketView, { withMessage: true })
+  @ApiOkEnvelope(TicketView, { message: 'Ticket status updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async setStatus(@Param('messageId') id: string, @Body() dto: TicketStatusDto) {
     return ok(

@@ -38,7 +38,7 @@ export class UsersController {
 
   @Post()
   @ApiOperation({ operationId: 'createUser', summary: 'Create an admin user' })
-  @ApiOkEnvelope(UserView, { status: HttpStatus.CREATED, withMessage: true })
+  @ApiOkEnvelope(UserView, { status: HttpStatus.CREATED, message: 'User created' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
   async create(@Body() dto: CreateUserDto) {
     return ok(toUserView(await this.users.create(dto)), 'User created');
@@ -58,7 +58,7 @@ export class UsersController {
     operationId: 'updateUser',
     summary: 'Update profile, settings, role or active flag (409 for the last active admin)',
   })
-  @ApiOkEnvelope(UserView, { withMessage: true })
+  @ApiOkEnvelope(UserView, { message: 'User updated' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateUserDto) {
     return ok(toUserView(await this.users.update(id, dto)), 'User updated');
@@ -69,7 +69,7 @@ export class UsersController {
     operationId: 'deactivateUser',
     summary: 'Deactivate an admin user (soft delete; 409 for the last active admin)',
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('User deactivated')
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async remove(@Param('id') id: string) {
     await this.users.deactivate(id);
@@ -83,7 +83,7 @@ export class UsersController {
     operationId: 'changeUserPassword',
     summary: "Change a user's password (admins: anyone's; others: their own)",
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Password updated')
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
   async changePassword(@CurrentUser() caller: AuthUser, @Param('id') id: string, @Body() dto: PasswordDto) {
     await this.users.changePassword(caller, id, dto.password);

@@ -74,7 +74,7 @@ export class WantsAdminController {
 
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteWant', summary: 'Delete a want and its votes' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Want deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.wants.remove(appId, id);

@@ -3,14 +3,17 @@
  * embedded dev database, headless Chromium from the system (CHROMIUM_PATH, default /usr/bin/chromium; no
  * browser is downloaded), driven by playwright-core.
  *
- * Checks that /docs renders one block per operation of /docs-json (naming the missing ones), that the
- * Authorize dialog takes the admin's token for the `bearer` scheme, and that "Try it out" on GET /auth/me
- * shows a 200. Leaves artifacts/swagger-ui.png (the page after the call) and artifacts/swagger-ui-server.log.
+ * Checks, all from the UI as staff would (the script never handles a token): /docs renders one block per
+ * operation of /docs-json (naming the missing ones); the Authorize dialog opens on the `bearer` scheme;
+ * "Try it out" on POST /auth/login signs in (the `bearer` scheme is then authorized without a pasted token);
+ * one write, POST /admin/apps with its example body as shown, answers 201; one read, GET /admin/apps/{id}
+ * of that app, answers 200. Leaves artifacts/swagger-ui.png (the page after the read) and
+ * artifacts/swagger-ui-server.log.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { ADMIN, ARTIFACTS_DIR, type BuiltServer, loginAdmin, startBuiltServer } from '../shared/built-server';
+import { ADMIN, ARTIFACTS_DIR, type BuiltServer, startBuiltServer } from '../shared/built-server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The whole run, server start-up included; CI must not hang on a stuck browser. */
@@ -21,7 +24,7 @@ const SCREENSHOT = join(ARTIFACTS_DIR, 'swagger-ui.png');
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, unknown>>;
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>;
 }
 
 /** "GET /auth/me" for each operation of the document. */
@@ -65,51 +68,131 @@ async function checkEveryOperationRendered(page: Page, expected: string[]): Prom
   console.log(`  ${rendered.length} of ${expected.length} operations rendered`);
 }
 
-/** Through the UI, as a person would: Authorize → the `bearer` scheme's value → Authorize → Close. */
-async function authorize(page: Page, token: string): Promise<void> {
+/** The `bearer` scheme's box in the Authorize dialog (`end-user` is a bearer scheme too: match by name). */
+function bearerScheme(page: Page) {
+  return page
+    .locator('.modal-ux .auth-container')
+    .filter({ has: page.locator('h4', { hasText: /^bearer\b/ }) });
+}
+
+async function openAuthorizeDialog(page: Page) {
   await page.locator('.auth-wrapper button.authorize').click();
   const dialog = page.locator('.modal-ux');
   await dialog.waitFor();
-  // One container per scheme; `end-user` is a bearer scheme too, so pick by the scheme's name.
-  const scheme = dialog
-    .locator('.auth-container')
-    .filter({ has: page.locator('h4', { hasText: /^bearer\b/ }) });
-  if ((await scheme.count()) !== 1) throw new Error('the Authorize dialog has no `bearer` scheme');
-  await scheme.locator('input').fill(token);
-  await scheme.locator('button.authorize').click();
-  // Swagger UI swaps the button to "Logout" once the value is accepted.
-  await scheme.locator('button', { hasText: 'Logout' }).waitFor();
-  // Each scheme has its own "Close" button; the dialog's × closes it whatever the scheme count.
-  await dialog.locator('button.close-modal').click();
-  await dialog.waitFor({ state: 'detached' });
+  return dialog;
 }
 
-async function tryAuthMe(page: Page): Promise<void> {
-  const block = page
-    .locator('.opblock.opblock-get')
-    .filter({ has: page.locator('.opblock-summary-path[data-path="/auth/me"]') });
-  if ((await block.count()) !== 1) throw new Error('no single operation block for GET /auth/me');
+async function closeAuthorizeDialog(page: Page): Promise<void> {
+  // Each scheme has its own "Close" button; the dialog's × closes it whatever the scheme count.
+  await page.locator('.modal-ux button.close-modal').click();
+  await page.locator('.modal-ux').waitFor({ state: 'detached' });
+}
+
+/** The dialog lists `bearer` first and opens on it: its input has the focus, nothing scrolled past it. */
+async function checkAuthorizeDialogOpensOnBearer(page: Page): Promise<void> {
+  await openAuthorizeDialog(page);
+  const first = (await page.locator('.modal-ux .auth-container h4').first().textContent())?.trim() ?? '';
+  if (!/^bearer\b/.test(first)) throw new Error(`the Authorize dialog lists "${first}" first, not bearer`);
+  if ((await bearerScheme(page).count()) !== 1)
+    throw new Error('the Authorize dialog has no `bearer` scheme');
+  // The focus moves once the dialog is drawn (a frame or two after it appears).
+  await bearerScheme(page)
+    .locator('input:focus')
+    .waitFor({ timeout: 2_000 })
+    .catch(() => {
+      throw new Error('the Authorize dialog opens with the focus outside the `bearer` scheme');
+    });
+  console.log('  Authorize dialog opens on `bearer`');
+  await closeAuthorizeDialog(page);
+}
+
+function operationBlock(page: Page, method: string, path: string) {
+  return page
+    .locator(`.opblock.opblock-${method}`)
+    .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+}
+
+/**
+ * Opens an operation, "Try it out", optionally sets path parameters and the JSON body, "Execute"; returns the
+ * status and the rendered response body once the answer is in.
+ */
+async function tryItOut(
+  page: Page,
+  method: string,
+  path: string,
+  input: { parameters?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: string; body: string }> {
+  const block = operationBlock(page, method, path);
+  if ((await block.count()) !== 1)
+    throw new Error(`no single operation block for ${method.toUpperCase()} ${path}`);
   await block.locator('.opblock-summary').click();
   await block.locator('button.try-out__btn').click();
+  for (const [name, value] of Object.entries(input.parameters ?? {})) {
+    await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
+  }
+  if (input.body !== undefined) {
+    await block.locator('textarea.body-param__text').fill(JSON.stringify(input.body, null, 2));
+  }
   await block.locator('button.execute').click();
   const status = block.locator('.live-responses-table .response .response-col_status').first();
   await status.waitFor();
-  const code = (await status.textContent())?.trim() ?? '';
   // The rendered response body (the first <pre> of the live response; the headers come after it).
   const body = (
     (await block.locator('.live-responses-table .response-col_description pre').first().textContent()) ?? ''
   ).trim();
-  if (!code.startsWith('200')) {
-    throw new Error(`GET /auth/me from Swagger UI answered ${code || 'nothing'}: ${body.slice(0, 300)}`);
+  return { status: (await status.textContent())?.trim() ?? '', body };
+}
+
+function expectStatus(operation: string, answer: { status: string; body: string }, expected: string): void {
+  if (!answer.status.startsWith(expected)) {
+    throw new Error(
+      `${operation} from Swagger UI answered ${answer.status || 'nothing'}: ${answer.body.slice(0, 300)}`,
+    );
   }
-  // The bearer token really went out: the body is the signed-in admin.
-  if (!body.includes(ADMIN.email))
-    throw new Error(`GET /auth/me: the body does not name the admin: ${body.slice(0, 300)}`);
-  console.log('  GET /auth/me from "Try it out": 200');
+  console.log(`  ${operation} from "Try it out": ${expected}`);
+}
+
+/**
+ * Sign-in as staff do it: "Try it out" on POST /auth/login with their e-mail and password. The UI then holds
+ * the token: the `bearer` scheme shows as authorized (a Logout button) without anything pasted.
+ */
+async function signInFromTheUi(page: Page): Promise<void> {
+  if (await page.locator('.auth-wrapper button.authorize.locked').count()) {
+    throw new Error('the page is authorized before anyone signed in');
+  }
+  const answer = await tryItOut(page, 'post', '/auth/login', { body: ADMIN });
+  expectStatus('POST /auth/login', answer, '200');
+  await page
+    .locator('.auth-wrapper button.authorize.locked')
+    .waitFor()
+    .catch(() => {
+      throw new Error('POST /auth/login answered 200 but the page is still not authorized');
+    });
+  await openAuthorizeDialog(page);
+  await bearerScheme(page).locator('button', { hasText: 'Logout' }).waitFor();
+  await closeAuthorizeDialog(page);
+  console.log('  signed in from the UI: `bearer` authorized by the login answer');
+}
+
+/** One write with the example body exactly as Swagger UI pre-fills it, then one read of what it created. */
+async function createAndReadAnApp(page: Page, document: OpenApiDocument): Promise<void> {
+  const example = document.paths['/admin/apps'].post.requestBody?.content['application/json']?.example as
+    { id?: unknown; name?: unknown } | undefined;
+  if (typeof example?.id !== 'string' || typeof example.name !== 'string') {
+    throw new Error(`POST /admin/apps has no example with an id and a name: ${JSON.stringify(example)}`);
+  }
+  const created = await tryItOut(page, 'post', '/admin/apps');
+  expectStatus('POST /admin/apps (its example body)', created, '201');
+  const read = await tryItOut(page, 'get', '/admin/apps/{id}', { parameters: { id: example.id } });
+  expectStatus(`GET /admin/apps/${example.id}`, read, '200');
+  if (!read.body.includes(example.name)) {
+    throw new Error(
+      `GET /admin/apps/${example.id}: the body does not name the app: ${read.body.slice(0, 300)}`,
+    );
+  }
 }
 
 async function run(server: BuiltServer, browsers: Browser[]): Promise<void> {
-  const token = await loginAdmin(server.baseUrl);
   const document = (await (await fetch(`${server.baseUrl}/docs-json`)).json()) as OpenApiDocument;
   const expected = documentedOperations(document);
   if (expected.length === 0) throw new Error('/docs-json lists no operations');
@@ -135,15 +218,16 @@ async function run(server: BuiltServer, browsers: Browser[]): Promise<void> {
       .nth(expected.length - 1)
       .waitFor();
     await checkEveryOperationRendered(page, expected);
-    await authorize(page, token);
-    await tryAuthMe(page);
+    await checkAuthorizeDialogOpensOnBearer(page);
+    await signInFromTheUi(page);
+    await createAndReadAnApp(page, document);
     if (pageErrors.length) throw new Error(`script errors on /docs: ${pageErrors.join('; ')}`);
   } finally {
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
-    // The viewport at GET /auth/me's live response when it got that far, else the top of the page.
+    // The viewport at the last live response when it got that far, else the top of the page.
     await page
       .locator('.live-responses-table')
-      .first()
+      .last()
       .scrollIntoViewIfNeeded({ timeout: 2_000 })
       .catch(() => undefined);
     await page.screenshot({ path: SCREENSHOT }).catch(() => undefined);

@@ -36,7 +36,7 @@ export class MagicLinkController {
       `links per address and app in ${ADDRESS_WINDOW_MS / 60_000} minutes (further requests answer the ` +
       'same 200 and send nothing).',
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope(SENT_MESSAGE)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   @ApiErrorMessage(HttpStatus.NOT_FOUND, 'App not found', 'No active app has this `appId`')
   async request(@Body() dto: RequestMagicLinkDto): Promise<Done> {

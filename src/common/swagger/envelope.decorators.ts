@@ -36,8 +36,8 @@ export interface EnvelopeOptions {
   status?: HttpStatus;
   description?: string;
   isArray?: boolean;
-  /** The route may also add `message` to the envelope. */
-  withMessage?: boolean;
+  /** The `message` the route adds to the envelope, shown as its example. */
+  message?: string;
 }
 
 /** `{success:true, data:<model>, message?}`. */
@@ -46,7 +46,7 @@ export function ApiOkEnvelope(model: Model, options: EnvelopeOptions = {}) {
     success: { type: 'boolean', example: true },
     data: dataSchema(model, options.isArray ?? false),
   };
-  if (options.withMessage) properties.message = { type: 'string' };
+  if (options.message) properties.message = { type: 'string', example: options.message };
   return applyDecorators(
     ApiExtraModels(...models(model)),
     ApiResponse({
@@ -77,11 +77,16 @@ export function ApiPageEnvelope(model: Model, description = 'One page of results
   );
 }
 
-/** `{success:true, message}`. */
-export function ApiDoneEnvelope(description = 'Success') {
+/** `{success:true, message}`, with the message the route sends as the example. */
+export function ApiDoneEnvelope(message: string, description = 'Success') {
   return applyDecorators(
     ApiExtraModels(DoneSchema),
-    ApiResponse({ status: HttpStatus.OK, description, type: DoneSchema }),
+    ApiResponse({
+      status: HttpStatus.OK,
+      description,
+      type: DoneSchema,
+      example: { success: true, message },
+    }),
   );
 }
 

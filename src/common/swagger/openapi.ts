@@ -13,7 +13,9 @@ import {
 } from './document-passes';
 import { ErrorSchema } from './envelope.decorators';
 import { declarePublicOperations, dropPatchDefaults } from './client-passes';
+import { addPropertyExamples } from './examples';
 import { SECURITY } from './security-schemes';
+import { authorizeDialogPlugin, downloadUrlPlugin, signInFromLoginPlugin } from './swagger-ui-plugins';
 import { applyValidationConstraints } from './validation-constraints';
 
 export { SECURITY } from './security-schemes';
@@ -157,7 +159,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`{success:false, error}`.',
     )
     .setVersion('1.0.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, SECURITY.bearer)
+    // First: the Authorize dialog lists the schemes in this order, and this one is the staff's.
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A back-office user (staff). To sign in here, run **POST /auth/login** with "Try it out" and your ' +
+          'e-mail and password: the token it answers fills this in (as does POST /auth/refresh). It lasts ' +
+          'until it expires or you press Logout here; a token obtained elsewhere can also be pasted.',
+      },
+      SECURITY.bearer,
+    )
     .addApiKey(
       // In backticks: a bare `<appId>` is read as an HTML tag by the Markdown renderer and disappears.
       { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Secret API key `sk_<appId>_…`' },
@@ -195,6 +209,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   closeRequestBodies(document, validated);
   describeObjectIdParameters(document);
   dropPatchDefaults(document);
+  addPropertyExamples(document);
   addRequestExamples(document);
   dedupeSecurity(document);
   declarePublicOperations(document);
@@ -210,7 +225,10 @@ export function setupOpenApi(app: INestApplication): void {
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
-    // A token pasted into Authorize survives a reload of the page.
-    swaggerOptions: { persistAuthorization: true },
+    swaggerOptions: {
+      // A token (pasted, or filled in by the sign-in plugin) survives a reload of the page.
+      persistAuthorization: true,
+      plugins: [downloadUrlPlugin, signInFromLoginPlugin, authorizeDialogPlugin],
+    },
   });
 }

@@ -125,7 +125,7 @@ export class EmailTemplatesController {
 
   @Delete(':templateId')
   @ApiOperation({ operationId: 'deleteTemplate', summary: 'Delete a template of the scope' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Template deleted')
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
   async remove(@Param('templateId') id: string, @Query() query: TemplateScopeQuery) {
     await this.templates.remove(id, query.appId ?? null);

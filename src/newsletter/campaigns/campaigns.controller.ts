@@ -87,7 +87,7 @@ export class CampaignsController {
 
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteCampaign', summary: 'Delete a draft campaign (409 once sent)' })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Campaign deleted')
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.campaigns.remove(appId, id);
@@ -100,7 +100,7 @@ export class CampaignsController {
     operationId: 'sendCampaign',
     summary: 'Send a draft to the app’s subscribers (queues a batch plan; 409 if not a draft)',
   })
-  @ApiOkEnvelope(CampaignSendView, { withMessage: true })
+  @ApiOkEnvelope(CampaignSendView, { message: 'Campaign is being sent' })
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async send(@Param('appId') appId: string, @Param('id') id: string) {
     return ok(await this.campaigns.send(appId, id), 'Campaign is being sent');
@@ -116,7 +116,7 @@ export class CampaignsController {
       'hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the ' +
       '`List-Unsubscribe` headers, like the campaign’s own messages.',
   })
-  @ApiOkEnvelope(CampaignTestView, { withMessage: true })
+  @ApiOkEnvelope(CampaignTestView, { message: 'Test e-mail queued for ada@example.com' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.TOO_MANY_REQUESTS)
   async test(
     @Param('appId') appId: string,
@@ -138,7 +138,7 @@ export class CampaignsController {
     operationId: 'resumeCampaign',
     summary: 'Resume a campaign held by the complaint guard: its held messages are queued again',
   })
-  @ApiOkEnvelope(CampaignResumeView, { withMessage: true })
+  @ApiOkEnvelope(CampaignResumeView, { message: 'Campaign resumed' })
   @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
   async resume(@Param('appId') appId: string, @Param('id') id: string) {
     const { released, campaign } = await this.holds.resume(appId, id);

@@ -66,7 +66,7 @@ export class NewsletterTemplatesController {
     operationId: 'deleteNewsletterTemplate',
     summary: 'Delete a newsletter template (campaigns already created from it keep their content)',
   })
-  @ApiDoneEnvelope()
+  @ApiDoneEnvelope('Newsletter template deleted')
   @ApiErrors(HttpStatus.NOT_FOUND)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.templates.remove(appId, id);
