@@ -75,7 +75,7 @@ export class MessageLedger {
   }
 
   private get collection(): Collection {
-    return this.model.collection as unknown as Collection;
+    return this.model.collection;
   }
 
   expiresAt(lastEventAt: Date): Date {
