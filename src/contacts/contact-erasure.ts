@@ -22,8 +22,9 @@ const MAX_ANONYMISE_ATTEMPTS = 10;
  *    feedback, wants); a listener that fails fails the delete;
  * 3. consent withdrawn and subscriptions ended through an ordinary change (ledger events with the
  *    admin as actor), then the archived consent history anonymised (ConsentArchive), then the record
- *    anonymised by one dedicated update: the only rewrites of ledger entries the service makes (`ContactsService.change` can only append), which also bumps the token
- *    version, so every end-user token of the person is refused from then on.
+ *    anonymised by one dedicated update: the only rewrites of ledger entries the service makes
+ *    (`ContactsService.change` can only append). That update also bumps the token version, so every
+ *    end-user token of the person is refused from then on.
  */
 @Injectable()
 export class ContactErasure {

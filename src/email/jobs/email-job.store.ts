@@ -101,12 +101,12 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
    */
   async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
     const now = new Date();
-    const sent = await this.ledger.known(
+    const inLedger = await this.ledger.known(
       jobs.flatMap((job) => (job.type === 'email.send' ? [job.idempotencyKey] : [])),
     );
     const unique = new Map<string, NewJob & { _id: ObjectId }>();
     for (const job of jobs)
-      if (!unique.has(job.idempotencyKey) && !sent.has(job.idempotencyKey))
+      if (!unique.has(job.idempotencyKey) && !inLedger.has(job.idempotencyKey))
         unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
     const docs = [...unique.values()].map(({ skipped, ...job }) => ({
       ...job,
@@ -139,7 +139,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
         .map((doc) => ledgerMessageOf(doc)),
       now,
     );
-    const existing = new Map<string, string>(sent);
+    const existing = new Map<string, string>(inLedger);
     if (duplicates.size > 0) {
       const found = await this.collection
         .find({ idempotencyKey: { $in: [...duplicates] } }, { projection: { idempotencyKey: 1 } })
