@@ -20,6 +20,7 @@ describe('validateEnv', () => {
       CHAT_WORKER_INTERVAL_MS: 2000,
       CHAT_DIGEST_CRON: '0 8 * * *',
       EMAIL_JOB_RETENTION_DAYS: 30,
+      EMAIL_MESSAGE_RETENTION_DAYS: 180,
       CHAT_NOTIFICATION_RETENTION_DAYS: 30,
     });
     expect(env.publicBaseUrl).toBe('http://localhost:3000');
@@ -53,6 +54,7 @@ describe('validateEnv', () => {
     ['REDIS_URL', 'redis://redis:6379/cache'],
     ['EMAIL_JOB_RETENTION_DAYS', '0'],
     ['EMAIL_JOB_RETENTION_DAYS', 'forever'],
+    ['EMAIL_MESSAGE_RETENTION_DAYS', '0'],
     ['CHAT_NOTIFICATION_RETENTION_DAYS', '1'],
   ])('stops with a message naming %s for %p', (name, value) => {
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(InvalidEnvironmentError);

@@ -267,14 +267,26 @@ export class Env {
   WORKER_SHUTDOWN_MS = 30_000;
 
   /**
-   * Days a completed or dead e-mail job is kept before MongoDB's TTL monitor removes it. Its idempotency key
-   * goes with it, so the same key enqueued later is a new job.
+   * Days a completed or dead e-mail job is kept before MongoDB's TTL monitor removes it. What later steps
+   * need of it (its idempotency key, who a sent message was for) stays in the message ledger for
+   * `EMAIL_MESSAGE_RETENTION_DAYS` (docs/retention.md).
    */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(3650)
   EMAIL_JOB_RETENTION_DAYS = 30;
+
+  /**
+   * Days a message's ledger entry (`email_messages`: idempotency key, Message-ID, recipient, app, campaign)
+   * is kept after its last event (queued, sent, or a provider event about it): as long as providers may
+   * still report a bounce or complaint, and as long as a reused idempotency key must not send again.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EMAIL_MESSAGE_RETENTION_DAYS = 180;
 
   /**
    * Days a delivered or dead chat notification is kept. At least 2: the daily digest counts the

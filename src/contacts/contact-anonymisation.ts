@@ -36,23 +36,35 @@ export function anonymised(contact: Contact, now: Date): AnonymisedFields {
     lastName: null,
     locale: null,
     tags: [],
-    consentHistory: contact.consentHistory.map((event): ConsentEvent => ({
-      category: event.category,
-      status: event.status,
-      reason: event.reason === null ? null : redact(event.reason),
-      source: event.source,
-      appId: event.appId,
-      actor: event.actor.trim().toLowerCase() === contact.email ? SELF_ACTOR : event.actor,
-      ip: null,
-      referralUrl: null,
-      at: event.at,
-    })),
+    consentHistory: contact.consentHistory.map(anonymisedEvent(contact, redact)),
     subscriptions: contact.subscriptions.map((subscription): Subscription => ({
       ...subscription,
       referralUrl: null,
     })),
     deletedAt: now,
   };
+}
+
+/**
+ * One consent event without the person's data: what was decided, when, by what and for which app stays;
+ * the IP and referral URL go, their address as actor becomes `self`, their address and names leave the reason.
+ */
+export function anonymisedEvent(
+  contact: Contact,
+  redact: (text: string) => string = redactor(contact),
+): (event: ConsentEvent) => ConsentEvent {
+  return (event) => ({
+    ...(event._id ? { _id: event._id } : {}),
+    category: event.category,
+    status: event.status,
+    reason: event.reason === null ? null : redact(event.reason),
+    source: event.source,
+    appId: event.appId,
+    actor: event.actor.trim().toLowerCase() === contact.email ? SELF_ACTOR : event.actor,
+    ip: null,
+    referralUrl: null,
+    at: event.at,
+  });
 }
 
 /** Replaces the person's address and names (whole words in any script, any case) inside a text. */

@@ -3,7 +3,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { SuppressionService } from '../email/suppression/suppression.service';
-import { anonymised, erasedAddress } from './contact-anonymisation';
+import { anonymised, anonymisedEvent, erasedAddress } from './contact-anonymisation';
+import { ConsentArchive } from './consent-archive';
 import { ContactEvents, type ContactErasedEvent } from './contact.events';
 import { type ChangeOrigin, type ContactChange, consentEvent } from './contact-ledger';
 import { allRefused, CONTACT_NOT_FOUND, ContactsAdminService } from './contacts-admin.service';
@@ -20,9 +21,10 @@ const MAX_ANONYMISE_ATTEMPTS = 10;
  * 2. `contact.erased`, awaited: every module storing the address replaces it (e-mail jobs, tickets,
  *    feedback, wants); a listener that fails fails the delete;
  * 3. consent withdrawn and subscriptions ended through an ordinary change (ledger events with the
- *    admin as actor), then the record anonymised by one dedicated update: the only rewrite of ledger
- *    entries the service makes (`ContactsService.change` can only append), which also bumps the token
- *    version, so every end-user token of the person is refused from then on.
+ *    admin as actor), then the archived consent history anonymised (ConsentArchive), then the record
+ *    anonymised by one dedicated update: the only rewrites of ledger entries the service makes
+ *    (`ContactsService.change` can only append). That update also bumps the token version, so every
+ *    end-user token of the person is refused from then on.
  */
 @Injectable()
 export class ContactErasure {
@@ -32,6 +34,7 @@ export class ContactErasure {
     private readonly admin: ContactsAdminService,
     private readonly suppression: SuppressionService,
     private readonly events: EventEmitter2,
+    private readonly consentArchive: ConsentArchive,
   ) {}
 
   async erase(id: string, actor: string): Promise<void> {
@@ -55,6 +58,9 @@ export class ContactErasure {
     let current = start;
     for (let attempt = 1; attempt <= MAX_ANONYMISE_ATTEMPTS; attempt++) {
       if (current.deletedAt) throw new NotFoundException(CONTACT_NOT_FOUND);
+      // The archived history first: the record is marked deleted last, so a failure here is retried by
+      // sending the delete again.
+      await this.consentArchive.anonymise(current, anonymisedEvent(current));
       const updated = await this.contacts
         .updateOne(
           { _id: current._id, revision: current.revision, deletedAt: null },

@@ -1,7 +1,7 @@
 import type { Consent, ConsentCategory, ConsentEvent, Contact, Subscription } from './schemas/contact.schema';
 
-/** An event to append to the consent ledger; the time is the change's. */
-export type NewConsentEvent = Omit<ConsentEvent, 'at'>;
+/** An event to append to the consent ledger; the time (and id) are the change's. */
+export type NewConsentEvent = Omit<ConsentEvent, 'at' | '_id'>;
 
 /**
  * What one change does to a person: fields to replace and ledger events to append. The ledger is only ever

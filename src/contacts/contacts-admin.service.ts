@@ -9,6 +9,7 @@ import { RecipientJobsService } from '../email/jobs/recipient-jobs.service';
 import { ContactEmailEvents } from '../email/tracking/contact-email-events';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import { type ChangeOrigin, consentEvent, withConsent } from './contact-ledger';
+import { ConsentArchive } from './consent-archive';
 import { ContactsService } from './contacts.service';
 import type { ConsentChangeDto, ListContactsQuery } from './dto/contact.dto';
 import type { ContactExportData } from './dto/contact-export.dto';
@@ -34,6 +35,7 @@ export class ContactsAdminService {
     private readonly suppression: SuppressionService,
     private readonly recipientJobs: RecipientJobsService,
     private readonly emailEvents: ContactEmailEvents,
+    private readonly consentArchive: ConsentArchive,
   ) {}
 
   list(query: ListContactsQuery): Promise<{ items: Contact[]; pagination: Pagination }> {
@@ -114,16 +116,18 @@ export class ContactsAdminService {
   }
 
   /**
-   * Everything held about a person: the record with its consent history and subscriptions, and the
+   * Everything held about a person: the record with its whole consent history (archived events included)
+   * and subscriptions, and the
    * e-mails addressed to them (what and when, not the bodies) and the e-mail events recorded for them.
    */
   async export(id: string): Promise<ContactExportData> {
     const contact = await this.live(id);
-    const [emails, events] = await Promise.all([
+    const [consentHistory, emails, events] = await Promise.all([
+      this.consentArchive.history(contact),
       this.recipientJobs.addressedTo(contact.email),
       this.emailEvents.forContact(String(contact._id)),
     ]);
-    return { contact, emails, events };
+    return { contact: { ...contact, consentHistory }, emails, events };
   }
 }
 

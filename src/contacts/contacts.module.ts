@@ -2,12 +2,14 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AppsModule } from '../apps/apps.module';
 import { EmailModule } from '../email/email.module';
+import { ConsentArchive } from './consent-archive';
 import { ContactErasure } from './contact-erasure';
 import { ContactsAdminController } from './contacts-admin.controller';
 import { ContactsAdminService } from './contacts-admin.service';
 import { ContactsService } from './contacts.service';
 import { JoinlistController } from './joinlist/joinlist.controller';
 import { JoinlistService } from './joinlist/joinlist.service';
+import { ArchivedConsentEvent, ArchivedConsentEventSchema } from './schemas/archived-consent-event.schema';
 import { Contact, ContactSchema } from './schemas/contact.schema';
 import { PublicSignups } from './signup/public-signups.service';
 import { SignupConfirmationComposer } from './signup/signup-confirmation-composer';
@@ -27,6 +29,7 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
   imports: [
     MongooseModule.forFeature([
       { name: Contact.name, schema: ContactSchema },
+      { name: ArchivedConsentEvent.name, schema: ArchivedConsentEventSchema },
       { name: SignupConfirmation.name, schema: SignupConfirmationSchema },
     ]),
     EmailModule,
@@ -39,6 +42,7 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
     UnsubscribeController,
   ],
   providers: [
+    ConsentArchive,
     ContactsService,
     ContactsAdminService,
     ContactErasure,

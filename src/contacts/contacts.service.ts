@@ -12,7 +12,8 @@ import {
   withConsent,
   withSubscription,
 } from './contact-ledger';
-import { Contact, type Locale } from './schemas/contact.schema';
+import { ConsentArchive, leavingWindow } from './consent-archive';
+import { CONSENT_HISTORY_WINDOW, type ConsentEvent, Contact, type Locale } from './schemas/contact.schema';
 import { newSignupId } from './unsubscribe/unsubscribe-links';
 
 /** Attempts of one change against concurrent changes to the same person before giving up (409). */
@@ -82,6 +83,7 @@ export class ContactsService {
   constructor(
     @InjectModel(Contact.name) private readonly contacts: Model<Contact>,
     private readonly suppression: SuppressionService,
+    private readonly consentArchive: ConsentArchive,
   ) {}
 
   /**
@@ -277,7 +279,7 @@ export class ContactsService {
       const created = await this.contacts.create({
         ...blank,
         ...change.set,
-        consentHistory: (change.events ?? []).map((event) => ({ ...event, at: now })),
+        consentHistory: stamped(change.events, now),
       });
       return { contact: created.toObject<Contact>(), result };
     } catch (error) {
@@ -302,15 +304,17 @@ export class ContactsService {
       const { change, result } = decide(current);
       if (!change || (isEmpty(change.set) && !change.events?.length)) return { contact: current, result };
       const filter: QueryFilter<Contact> = { _id: current._id, revision: current.revision };
+      const events = stamped(change.events, new Date());
+      // Archived before the contact is written, so no crash between the two loses them (ConsentArchive).
+      await this.consentArchive.archive(
+        current._id,
+        leavingWindow(current.consentHistory ?? [], events.length),
+      );
       const update = {
         $set: { ...change.set },
         $inc: { revision: 1 },
-        ...(change.events?.length
-          ? {
-              $push: {
-                consentHistory: { $each: change.events.map((event) => ({ ...event, at: new Date() })) },
-              },
-            }
+        ...(events.length
+          ? { $push: { consentHistory: { $each: events, $slice: -CONSENT_HISTORY_WINDOW } } }
           : {}),
       };
       const updated = await this.contacts
@@ -327,6 +331,10 @@ export class ContactsService {
 }
 
 const isEmpty = (set: object | undefined) => !set || Object.keys(set).length === 0;
+
+/** A change's events as stored: each with its id (its key in the archive too) and the change's time. */
+const stamped = (events: ContactChange['events'], at: Date): ConsentEvent[] =>
+  (events ?? []).map((event) => ({ _id: new Types.ObjectId(), ...event, at }));
 
 /**
  * The change that subscribes `current` to the app with consent: a new active subscription (unless one is

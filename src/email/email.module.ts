@@ -22,6 +22,8 @@ import { EmailQueueStatus } from './jobs/email-queue-status';
 import { EmailWorker } from './jobs/email-worker';
 import { JobRetention } from './jobs/job-retention';
 import { JobSecrets } from './jobs/job-secrets';
+import { MessageLedger } from './jobs/message-ledger';
+import { MessageLedgerEntry, MessageLedgerSchema } from './jobs/schemas/message-ledger.schema';
 import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
 import { SendEmailHandler } from './jobs/send-email.handler';
 import { RecipientJobsService } from './jobs/recipient-jobs.service';
@@ -54,6 +56,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
   imports: [
     MongooseModule.forFeature([
       { name: EmailJob.name, schema: EmailJobSchema },
+      { name: MessageLedgerEntry.name, schema: MessageLedgerSchema },
       { name: Suppression.name, schema: SuppressionSchema },
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: CampaignHold.name, schema: CampaignHoldSchema },
@@ -72,6 +75,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     EmailQueueStatus,
     JobRetention,
     JobSecrets,
+    MessageLedger,
     SendEmailHandler,
     BatchPlanHandler,
     RecipientJobsService,

@@ -164,7 +164,7 @@ export class AppTicketsController {
     summary: "Add a message to a ticket's thread (at most 500 per ticket)",
   })
   @ApiOkEnvelope(TicketMessageView, { status: HttpStatus.CREATED, message: 'Message added' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.PAYLOAD_TOO_LARGE)
   async addMessage(
     @Param('appId') appId: string,
     @Param('messageId') id: string,

@@ -1,4 +1,5 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { BSON } from 'mongodb';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { type Model, type QueryFilter, trusted, Types } from 'mongoose';
@@ -19,6 +20,7 @@ import {
   PRIORITY_RANK,
   RESOLVED_STATUSES,
   STATUS_RANK,
+  THREAD_MAX_BYTES,
   Ticket,
   type TicketMessage,
 } from './schemas/ticket.schema';
@@ -154,7 +156,10 @@ export class TicketsService {
     return deletedCount;
   }
 
-  /** Appends a message to the thread in one guarded update (capped at MAX_MESSAGES_PER_TICKET). */
+  /**
+   * Appends a message to the thread in one guarded update, capped at MAX_MESSAGES_PER_TICKET messages
+   * (409: the thread is full) and THREAD_MAX_BYTES (413: this message does not fit).
+   */
   async addMessage(appId: string, id: string, dto: CreateTicketMessageDto): Promise<TicketMessage> {
     const filter = ticketIdFilter(id, appId);
     const message: TicketMessage = {
@@ -165,17 +170,28 @@ export class TicketsService {
       authorName: dto.authorName,
       createdAt: new Date(),
     };
+    const bytes = threadEntryBytes(message);
     const ticket = await this.tickets
       .findOneAndUpdate(
-        { ...filter, messageCount: trusted({ $lt: MAX_MESSAGES_PER_TICKET }) },
-        { $push: { messages: message }, $inc: { messageCount: 1 } },
+        {
+          ...filter,
+          messageCount: trusted({ $lt: MAX_MESSAGES_PER_TICKET }),
+          // Absent (a ticket older than the counter) matches: its thread is counted from here on.
+          threadBytes: trusted({ $not: { $gt: THREAD_MAX_BYTES - bytes } }),
+        },
+        { $push: { messages: message }, $inc: { messageCount: 1, threadBytes: bytes } },
         { returnDocument: 'after', projection: { subject: 1, email: 1 } },
       )
       .lean<Pick<Ticket, 'subject' | 'email'>>()
       .exec();
     if (!ticket) {
-      await this.get(appId, id);
-      throw new ConflictException(`A ticket holds at most ${MAX_MESSAGES_PER_TICKET} messages`);
+      const full = await this.get(appId, id);
+      if (full.messageCount >= MAX_MESSAGES_PER_TICKET) {
+        throw new ConflictException(`A ticket holds at most ${MAX_MESSAGES_PER_TICKET} messages`);
+      }
+      throw new PayloadTooLargeException(
+        `content: a ticket's messages hold at most ${THREAD_MAX_BYTES / 1024 / 1024} MiB; this message (${bytes} bytes) does not fit`,
+      );
     }
     if (message.isCustomer) {
       this.events.emit(
@@ -209,4 +225,9 @@ export class TicketsService {
     const ticket = await this.get(appId, id);
     return this.attachments.open(appId, String(ticket._id), key, ticket.attachments);
   }
+}
+
+/** A message's bytes in the thread: its BSON document plus the array entry's type byte and index key. */
+export function threadEntryBytes(message: TicketMessage): number {
+  return BSON.calculateObjectSize(message) + 1 + String(MAX_MESSAGES_PER_TICKET).length + 1;
 }

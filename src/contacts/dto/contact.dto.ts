@@ -6,6 +6,7 @@ import { Omittable } from '../../common/validation/omittable.decorator';
 import { RequiresField } from '../../common/validation/requires-field.decorator';
 import {
   CONSENT_CATEGORIES,
+  CONSENT_HISTORY_WINDOW,
   type ConsentCategory,
   type ConsentEvent,
   type Contact,
@@ -117,9 +118,13 @@ export class ContactView {
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;
 }
 
-/** One person with the whole consent history, oldest first. */
+/** One person with the consent history, oldest first. */
 export class ContactDetailView extends ContactView {
-  @ApiProperty({ type: [ConsentEventView] }) consentHistory: ConsentEventView[];
+  @ApiProperty({
+    type: [ConsentEventView],
+    description: `The newest ${CONSENT_HISTORY_WINDOW} consent events, oldest first (the data export holds all of them)`,
+  })
+  consentHistory: ConsentEventView[];
   @ApiProperty({
     type: String,
     format: 'date-time',

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import type { Types } from 'mongoose';
+import { Types } from 'mongoose';
 
 export const CONSENT_CATEGORIES = ['outreach', 'commercial', 'blog'] as const;
 export type ConsentCategory = (typeof CONSENT_CATEGORIES)[number];
@@ -29,11 +29,21 @@ export class Consent {
 const ConsentSchema = SchemaFactory.createForClass(Consent);
 
 /**
+ * The consent events a contact document holds: the newest ones. Older events live in
+ * `contact_consent_events` (ConsentArchive), so a person whose consent changes without end (a public
+ * joinlist and an unsubscribe link can cycle it) keeps a document of bounded size: at most this many
+ * events of at most about 12 KB each in the worst encoding (docs/retention.md).
+ */
+export const CONSENT_HISTORY_WINDOW = 50;
+
+/**
  * One entry of the consent ledger. Entries are only ever appended ($push, see ContactsService.change); the
  * one exception is a GDPR delete, which replaces their personal data (actor, IP, referral URL) by placeholders.
  */
 @Schema({ _id: false })
 export class ConsentEvent {
+  /** The event's id, also its `_id` in the archive (absent on events recorded before the archive existed). */
+  @Prop({ type: Types.ObjectId }) _id?: Types.ObjectId;
   @Prop({ type: String, enum: CONSENT_CATEGORIES, required: true }) category: ConsentCategory;
   /** The category's consent after this event. */
   @Prop({ required: true }) status: boolean;
@@ -81,6 +91,7 @@ export class Contact {
   @Prop({ type: String, enum: LOCALES, default: null }) locale: Locale | null;
   @Prop({ type: [String], default: [] }) tags: string[];
   @Prop({ type: ConsentSchema, default: () => ({}) }) consent: Consent;
+  /** The newest CONSENT_HISTORY_WINDOW events, oldest first; the older ones are archived. */
   @Prop({ type: [ConsentEventSchema], default: [] }) consentHistory: ConsentEvent[];
   @Prop({ type: [SubscriptionSchema], default: [] }) subscriptions: Subscription[];
   /** Set by a GDPR delete: the record is then anonymised and kept only for its consent ledger. */

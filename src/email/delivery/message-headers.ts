@@ -5,6 +5,19 @@ export function senderDomain(mailFrom: string): string {
 }
 
 /**
+ * The Message-ID of a job's message: stable per job, so a receiver that sees it twice can tell it is one
+ * message, and a provider event naming it leads back to the job (and its ledger entry) by the id alone.
+ */
+export function messageIdOf(jobId: string, domain: string): string {
+  return `${jobId}@${domain}`;
+}
+
+/** The job id a Message-ID of ours names (angle brackets allowed), whatever its domain. */
+export function jobIdOfMessageId(messageId: string): string {
+  return messageId.replace(/^</, '').split('@')[0];
+}
+
+/**
  * Bulk-mail headers: `List-Unsubscribe` with the one-click POST of RFC 8058, so mailbox providers show an
  * unsubscribe button that works without opening a page.
  */

@@ -90,6 +90,8 @@ export class ProviderWebhookService {
       await this.receipts.deleteOne({ _id: webhook.id }).exec();
       throw error;
     }
+    // Providers report on a message for as long as it is alive to them: each report extends its ledger entry.
+    await this.logFailure('message ledger', () => this.messages.recordEvent(message, receivedAt));
 
     const campaignId = message.campaignId;
     if (campaignId && (event.type === 'delivered' || event.type === 'complained')) {

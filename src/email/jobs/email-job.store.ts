@@ -4,8 +4,9 @@ import { MongoBulkWriteError, ObjectId, type WriteError } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { JobRetention } from './job-retention';
+import { type LedgerMessage, ledgerMessageOf, type LedgerSend, MessageLedger } from './message-ledger';
 import type { SentMessage } from '../events/sent-message';
-import { claimKeyOf, type Finished, LeaseQueueStore } from '../../queue/lease-queue.store';
+import { claimKeyOf, type Finished, LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
 import type { DueJob as QueueDueJob, HeldJob, LapseRule, QueueKind } from '../../queue/queue-kind';
 import {
   CLAIMABLE_STATUSES,
@@ -53,6 +54,8 @@ export interface FinishedJob extends Finished<JobOutcome> {
   campaignId?: string | null;
   /** Who an `email.send` job's message is for: its `sent` event names them (SentEvents). */
   message?: SentMessage;
+  /** An `email.send` job's ledger fields: a recorded send completes (or creates) its entry. */
+  ledger?: LedgerMessage;
 }
 
 /**
@@ -86,19 +89,25 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
   constructor(
     @InjectModel(EmailJob.name) model: Model<EmailJob>,
     private readonly retention: JobRetention,
+    private readonly ledger: MessageLedger,
   ) {
     super(() => model.collection, emailQueueKind(retention));
   }
 
   /**
    * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids
-   * for known keys). Two round trips at most: one unordered insert, one lookup of the duplicates.
+   * for known keys: a job's, or the message ledger's once the job has expired). Four round trips at most:
+   * the ledger's key lookup, one unordered insert, one lookup of the duplicates, the ledger's insert.
    */
   async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
     const now = new Date();
+    const inLedger = await this.ledger.known(
+      jobs.flatMap((job) => (job.type === 'email.send' ? [job.idempotencyKey] : [])),
+    );
     const unique = new Map<string, NewJob & { _id: ObjectId }>();
     for (const job of jobs)
-      if (!unique.has(job.idempotencyKey)) unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
+      if (!unique.has(job.idempotencyKey) && !inLedger.has(job.idempotencyKey))
+        unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
     const docs = [...unique.values()].map(({ skipped, ...job }) => ({
       ...job,
       attempts: 0,
@@ -122,7 +131,15 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
         }
       }
     }
-    const existing = new Map<string, string>();
+    // After the jobs' insert, whose unique key decides which jobs are new; an entry this write loses (a
+    // crash in between) is created by the worker's recorded send.
+    await this.ledger.recordQueued(
+      docs
+        .filter((doc) => doc.type === 'email.send' && !duplicates.has(doc.idempotencyKey))
+        .map((doc) => ledgerMessageOf(doc)),
+      now,
+    );
+    const existing = new Map<string, string>(inLedger);
     if (duplicates.size > 0) {
       const found = await this.collection
         .find({ idempotencyKey: { $in: [...duplicates] } }, { projection: { idempotencyKey: 1 } })
@@ -136,6 +153,15 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
         ? { id: known, idempotencyKey: key, created: false }
         : { id: String(unique.get(key)!._id), idempotencyKey: key, created: true };
     });
+  }
+
+  /**
+   * Records outcomes (the engine's `finish`), the ledger entries of sent messages first: a failed write is
+   * retried as a whole by the finish buffer, and both writes are safe to repeat.
+   */
+  override async finish(finished: (Finished<JobOutcome> | Postponed)[]): Promise<number> {
+    await this.ledger.recordSent(finished.flatMap(ledgerSendOf));
+    return super.finish(finished);
   }
 
   /**
@@ -183,6 +209,21 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
     }
     return counts;
   }
+}
+
+/** The ledger's record of a send, for a finished `email.send` job whose message left. */
+function ledgerSendOf(record: FinishedJob | Postponed): LedgerSend[] {
+  if (!('outcome' in record) || !record.ledger) return [];
+  const { outcome } = record;
+  if (outcome.status !== 'completed' || !outcome.messageId) return [];
+  const provider = (outcome.result as { provider?: unknown }).provider;
+  return [
+    {
+      message: record.ledger,
+      messageId: outcome.messageId,
+      provider: typeof provider === 'string' ? provider : 'smtp',
+    },
+  ];
 }
 
 /** What the reaper did, by rule, and the campaigns of the jobs it ended. */

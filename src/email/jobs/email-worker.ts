@@ -11,6 +11,7 @@ import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
 import { SentEvents, sentMessageOf } from '../events/sent-events';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { EmailScan } from './email-handlers';
+import { ledgerMessageOf } from './message-ledger';
 import {
   type DueJob,
   EmailJobStore,
@@ -91,6 +92,7 @@ export class EmailWorker extends PollingWorker<
       outcome,
       campaignId: job.campaignId,
       message: sentMessageOf(job),
+      ...(job.type === 'email.send' ? { ledger: ledgerMessageOf(job) } : {}),
     };
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
-import { formatAddress, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
+import { formatAddress, messageIdOf, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { DeliveryReceipt, MailTransport, OutgoingMail } from '../delivery/mail-transport';
 import {
@@ -60,8 +60,7 @@ export class SendEmailHandler {
       return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause } };
     }
     const { content, sender } = await this.content(message, context.scan.memo);
-    // Stable per job: a receiver that sees the same Message-ID twice can tell it is one message.
-    const messageId = `${String(job._id)}@${this.messageIdDomain}`;
+    const messageId = messageIdOf(String(job._id), this.messageIdDomain);
     await context.handed();
     const receipt = await this.sendOrReportOutage({
       messageId,

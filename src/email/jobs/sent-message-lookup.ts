@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model } from 'mongoose';
+import { jobIdOfMessageId } from '../delivery/message-headers';
+import { MessageLedger } from './message-ledger';
 import { EmailJob } from './schemas/email-job.schema';
 
 /** A message the worker sent, as provider events need it. */
@@ -15,20 +17,41 @@ export interface SentMessageRecord {
 
 /**
  * Finds the message a provider event names by the Message-ID the worker gave it, `<job id>@<sender domain>`
- * (SendEmailHandler): the job is read by `_id` (one lookup) and must carry exactly that Message-ID.
+ * (SendEmailHandler): the message ledger's entry is read by `_id` (one lookup) and must carry exactly that
+ * Message-ID. The ledger outlives the job (docs/retention.md); a job queued before the ledger existed is
+ * read instead while it is kept.
  */
 @Injectable()
 export class SentMessageLookup {
-  constructor(@InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>) {}
+  constructor(
+    @InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>,
+    private readonly ledger: MessageLedger,
+  ) {}
 
   async find(messageId: string): Promise<SentMessageRecord | null> {
-    const jobId = messageId.replace(/^</, '').split('@')[0];
+    const jobId = jobIdOfMessageId(messageId);
     if (!isObjectIdOrHexString(jobId)) return null;
+    const bare = messageId.replace(/^<|>$/g, '');
+    const entry = await this.ledger.find(jobId);
+    if (entry) {
+      if (entry.messageId !== bare) return null;
+      const { appId, campaignId, contactId, to } = entry;
+      return { jobId, appId, campaignId, contactId, to };
+    }
+    return this.fromJob(jobId, bare);
+  }
+
+  /** A provider event about the message: its ledger entry is kept for the full retention from now. */
+  recordEvent(message: SentMessageRecord, at: Date): Promise<void> {
+    return this.ledger.touch(message.jobId, at);
+  }
+
+  private async fromJob(jobId: string, messageId: string): Promise<SentMessageRecord | null> {
     const job = await this.jobs
       .findById(jobId, { messageId: 1, appId: 1, campaignId: 1, 'payload.to': 1, 'payload.contactId': 1 })
       .lean<EmailJob>()
       .exec();
-    if (!job || job.messageId !== messageId.replace(/^<|>$/g, '')) return null;
+    if (!job || job.messageId !== messageId) return null;
     const payload = job.payload as { to?: unknown; contactId?: unknown };
     return {
       jobId: String(job._id),

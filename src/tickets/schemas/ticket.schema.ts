@@ -24,9 +24,17 @@ export const STATUS_RANK: Record<TicketStatus, number> = {
 };
 export const PRIORITY_RANK: Record<TicketPriority, number> = { low: 0, normal: 1, high: 2, urgent: 3 };
 
-/** A thread is capped so a ticket document stays far below MongoDB's 16 MiB limit. */
+/**
+ * A thread is capped so a ticket document stays below MongoDB's 16 MiB limit. The count alone does not do
+ * it: a message of MESSAGE_MAX_LENGTH characters outside the Basic Multilingual Plane (an emoji is one
+ * character to the validator, four bytes in BSON) takes about 40 KB, so 500 of them would be 20 MB. The
+ * thread's BSON bytes are counted too (`threadBytes`) and capped at THREAD_MAX_BYTES, which leaves the rest
+ * of the ticket (its opening message, subject, attachments' metadata: under 100 KB at worst) ample room
+ * (docs/retention.md). Ordinary text never reaches the byte cap before the count cap.
+ */
 export const MAX_MESSAGES_PER_TICKET = 500;
 export const MESSAGE_MAX_LENGTH = 10_000;
+export const THREAD_MAX_BYTES = 12 * 1024 * 1024;
 
 @Schema({ _id: false })
 export class TicketAttachment {
@@ -68,6 +76,8 @@ export class Ticket {
   /** The thread, read only by the messages routes: lists and single reads leave it out. */
   @Prop({ type: [TicketMessage], default: [], select: false }) messages: TicketMessage[];
   @Prop({ default: 0 }) messageCount: number;
+  /** The thread's size in BSON bytes (THREAD_MAX_BYTES); absent on tickets older than the field: read as 0. */
+  @Prop({ default: 0 }) threadBytes: number;
 
   /** Set when the ticket first becomes resolved or closed; cleared when it is reopened. */
   @Prop() resolvedAt?: Date;

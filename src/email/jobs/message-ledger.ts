@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { OnEvent } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import {
+  type AnyBulkWriteOperation,
+  type Collection,
+  MongoBulkWriteError,
+  ObjectId,
+  type WriteError,
+} from 'mongodb';
+import { Model } from 'mongoose';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
+import type { AppConfig } from '../../config/env';
+import { ContactEvents, type ContactErasedEvent } from '../../contacts/contact.events';
+import { messageIdOf, senderDomain } from '../delivery/message-headers';
+import { MessageLedgerEntry } from './schemas/message-ledger.schema';
+
+const DAY_MS = 86_400_000;
+
+/** Who and what for: the fields an entry is created with (when queued, or by the send that repairs it). */
+export interface LedgerMessage {
+  jobId: ObjectId;
+  idempotencyKey: string;
+  to: string | null;
+  appId: string | null;
+  campaignId: string | null;
+  contactId: string | null;
+}
+
+/** A send the worker recorded. */
+export interface LedgerSend {
+  message: LedgerMessage;
+  messageId: string;
+  provider: string;
+}
+
+/** The recipient fields of an `email.send` job as the ledger keeps them. */
+export function ledgerMessageOf(job: {
+  _id: ObjectId;
+  idempotencyKey: string;
+  appId: string | null;
+  campaignId: string | null;
+  payload: Record<string, unknown>;
+}): LedgerMessage {
+  const { to, contactId } = job.payload as { to?: unknown; contactId?: unknown };
+  return {
+    jobId: job._id,
+    idempotencyKey: job.idempotencyKey,
+    to: typeof to === 'string' ? to.trim().toLowerCase() : null,
+    appId: job.appId ?? null,
+    campaignId: job.campaignId ?? null,
+    contactId: typeof contactId === 'string' ? contactId : null,
+  };
+}
+
+/**
+ * The message ledger (`email_messages`, schemas/message-ledger.schema.ts): what bounces, complaints and
+ * reused idempotency keys need of a message after its job has expired. An entry is written when the job is
+ * queued, before anything can be sent, so no crash of a worker can leave a sent message without one; the
+ * worker's recorded send completes it in the same batch as the outcomes (one write per batch), and creates
+ * it if the queueing write was lost. Every event moves its expiry (retention measured from the last event).
+ */
+@Injectable()
+export class MessageLedger {
+  private readonly retentionMs: number;
+  private readonly messageIdDomain: string;
+
+  constructor(
+    @InjectModel(MessageLedgerEntry.name) private readonly model: Model<MessageLedgerEntry>,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.retentionMs = config.get('EMAIL_MESSAGE_RETENTION_DAYS', { infer: true }) * DAY_MS;
+    this.messageIdDomain = senderDomain(config.get('MAIL_FROM', { infer: true }));
+  }
+
+  private get collection(): Collection {
+    return this.model.collection;
+  }
+
+  expiresAt(lastEventAt: Date): Date {
+    return new Date(lastEventAt.getTime() + this.retentionMs);
+  }
+
+  /** The job ids of the keys the ledger knows (one lookup in its unique key index). */
+  async known(idempotencyKeys: string[]): Promise<Map<string, string>> {
+    const known = new Map<string, string>();
+    if (idempotencyKeys.length === 0) return known;
+    const found = await this.collection
+      .find({ idempotencyKey: { $in: idempotencyKeys } }, { projection: { idempotencyKey: 1 } })
+      .toArray();
+    for (const entry of found) known.set(entry.idempotencyKey as string, String(entry._id));
+    return known;
+  }
+
+  /** Entries for newly queued messages, in one unordered insert; an entry already there stays as it is. */
+  async recordQueued(messages: LedgerMessage[], now = new Date()): Promise<void> {
+    if (messages.length === 0) return;
+    const docs = messages.map(({ jobId, ...message }) => ({
+      _id: jobId,
+      ...message,
+      messageId: messageIdOf(String(jobId), this.messageIdDomain),
+      createdAt: now,
+      lastEventAt: now,
+      expiresAt: this.expiresAt(now),
+    }));
+    try {
+      await this.collection.insertMany(docs, { ordered: false });
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const writeErrors: WriteError[] = [error.writeErrors].flat();
+      if (!writeErrors.every((writeError) => isDuplicateKey(writeError))) throw error;
+    }
+  }
+
+  /**
+   * Completes the entries of sent messages in one round trip. An upsert: an entry whose queueing write was
+   * lost (a crash between the job's insert and the ledger's) is created from what the job carries.
+   */
+  async recordSent(sends: LedgerSend[], now = new Date()): Promise<void> {
+    if (sends.length === 0) return;
+    const operations: AnyBulkWriteOperation[] = sends.map(({ message, messageId, provider }) => {
+      const { jobId, ...fields } = message;
+      return {
+        updateOne: {
+          filter: { _id: jobId },
+          update: {
+            $set: { messageId, provider, sentAt: now, lastEventAt: now, expiresAt: this.expiresAt(now) },
+            $setOnInsert: { ...fields, createdAt: now },
+          },
+          upsert: true,
+        },
+      };
+    });
+    await this.collection.bulkWrite(operations, { ordered: false });
+  }
+
+  /** The entry of one message by its job id. */
+  async find(jobId: string): Promise<MessageLedgerEntry | null> {
+    if (!ObjectId.isValid(jobId)) return null;
+    return this.collection.findOne<MessageLedgerEntry>({ _id: new ObjectId(jobId) });
+  }
+
+  /** A provider event about the message: its retention starts again from now. */
+  async touch(jobId: string, at = new Date()): Promise<void> {
+    if (!ObjectId.isValid(jobId)) return;
+    await this.collection.updateOne(
+      { _id: new ObjectId(jobId) },
+      { $set: { lastEventAt: at, expiresAt: this.expiresAt(at) } },
+    );
+  }
+
+  /**
+   * A GDPR erasure: the address becomes the placeholder in every entry to it, and a key that names the
+   * address becomes `erased:<job id>` (as on the jobs). Safe to run again.
+   */
+  @OnEvent(ContactEvents.Erased, { suppressErrors: false })
+  async onContactErased({ email, placeholder }: ContactErasedEvent): Promise<void> {
+    const address = email.trim().toLowerCase();
+    const entries = await this.collection
+      .find({ to: address }, { projection: { idempotencyKey: 1 } })
+      .toArray();
+    if (entries.length === 0) return;
+    await this.collection.bulkWrite(
+      entries.map((entry) => ({
+        updateOne: {
+          filter: { _id: entry._id, to: address },
+          update: {
+            $set: {
+              to: placeholder,
+              ...(String(entry.idempotencyKey).toLowerCase().includes(address)
+                ? { idempotencyKey: `erased:${String(entry._id)}` }
+                : {}),
+            },
+          },
+        },
+      })),
+      { ordered: false },
+    );
+  }
+}
