@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { DeploymentFeatures } from '../database/deployment-features';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { User, UserSchema } from './schemas/user.schema';
 import { UsersController } from './users.controller';
@@ -8,7 +9,7 @@ import { UsersService } from './users.service';
 @Module({
   imports: [MongooseModule.forFeature([{ name: User.name, schema: UserSchema }])],
   controllers: [UsersController],
-  providers: [UsersService, AdminBootstrapService],
+  providers: [UsersService, AdminBootstrapService, DeploymentFeatures],
   exports: [UsersService],
 })
 export class UsersModule {}

@@ -1,12 +1,13 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectModel } from '@nestjs/mongoose';
+import { InjectConnection, InjectModel } from '@nestjs/mongoose';
 import * as bcrypt from 'bcrypt';
-import { isObjectIdOrHexString, Model, trusted, Types } from 'mongoose';
+import { type Connection, isObjectIdOrHexString, Model, trusted, Types } from 'mongoose';
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { findByIdOr404 } from '../common/database/object-id';
 import { Role } from '../common/auth/roles';
 import type { AppConfig } from '../config/env';
+import { DeploymentFeatures } from '../database/deployment-features';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './dto/user-input.dto';
 import { User } from './schemas/user.schema';
 
@@ -25,6 +26,13 @@ export const LAST_ADMIN_MESSAGE = 'At least one active admin must remain';
 
 /** Active admins: the users the last-admin rule keeps at one or more. */
 const ACTIVE_ADMIN = { role: Role.Admin, isActive: true };
+
+/**
+ * The one document every transactional admin removal writes (`rule_guards`), so that two of them always
+ * conflict: snapshot isolation alone lets two removals of different admins each count the other and both
+ * commit (write skew). The conflict makes one of them retry and count again after the other's commit.
+ */
+export const LAST_ADMIN_GUARD = { collection: 'rule_guards', id: 'last-active-admin' } as const;
 
 export const displayName = (user: Pick<User, 'firstName' | 'lastName'>) =>
   `${user.firstName} ${user.lastName}`.trim();
@@ -61,6 +69,8 @@ export class UsersService {
 
   constructor(
     @InjectModel(User.name) private readonly users: Model<User>,
+    @InjectConnection() private readonly connection: Connection,
+    private readonly deployment: DeploymentFeatures,
     config: ConfigService<AppConfig, true>,
   ) {
     this.bcryptCost = config.get('BCRYPT_COST', { infer: true });
@@ -118,7 +128,53 @@ export class UsersService {
 
   /**
    * Applies a change that may take away a user's active-admin status, refusing (409) one that would leave
-   * no active admin. The database has no transactions, so the rule is kept by ordering instead:
+   * no active admin: in a transaction where the deployment has them (a replica set or a sharded cluster),
+   * by compensation on a standalone server and the dev stand-in. docs/running-on-mongodb.md.
+   */
+  private writeKeepingAnAdmin(
+    id: string,
+    set: Record<string, unknown>,
+    update: Record<string, unknown>,
+  ): Promise<void> {
+    return this.deployment.transactions
+      ? this.writeKeepingAnAdminInTransaction(id, update)
+      : this.writeKeepingAnAdminByCompensation(id, set, update);
+  }
+
+  /**
+   * The write and the count of active admins after it commit together or not at all. Every such
+   * transaction first writes the guard document, so concurrent removals conflict and the driver runs the
+   * loser again (TransientTransactionError) against the winner's result. Majority commit: a decision an
+   * election could roll back is never reported.
+   */
+  private async writeKeepingAnAdminInTransaction(id: string, update: Record<string, unknown>): Promise<void> {
+    const guards = this.connection.db!.collection<{ _id: string }>(LAST_ADMIN_GUARD.collection);
+    // Created outside the transaction (once, idempotent): two transactions inserting it would not conflict
+    // as cleanly as two updating it.
+    await guards.updateOne(
+      { _id: LAST_ADMIN_GUARD.id },
+      { $setOnInsert: { createdAt: new Date() } },
+      { upsert: true },
+    );
+    await this.connection.transaction(
+      async (session) => {
+        await guards.updateOne({ _id: LAST_ADMIN_GUARD.id }, { $inc: { removals: 1 } }, { session });
+        const before = await this.users
+          .findByIdAndUpdate(id, update, { returnDocument: 'before', runValidators: true, session })
+          .lean<User>()
+          .exec();
+        if (!before) throw new NotFoundException('User not found');
+        const wasActiveAdmin = before.role === Role.Admin && before.isActive;
+        if (wasActiveAdmin && !(await this.users.exists(ACTIVE_ADMIN).session(session))) {
+          throw new ConflictException(LAST_ADMIN_MESSAGE);
+        }
+      },
+      { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },
+    );
+  }
+
+  /**
+   * Without transactions the rule is kept by ordering:
    * 1. a pre-check refuses the plain case (the only admin stepping down) without writing anything;
    * 2. the write returns the document as it was, so we know whether it removed an active admin then,
    *    whatever an earlier read said;
@@ -127,9 +183,11 @@ export class UsersService {
    * Every removal writes before it counts, so whichever removal counts last sees the others' writes: they
    * cannot all succeed and leave zero. Concurrent removals may instead all see zero and all be refused
    * (a safe over-refusal). The rolled-back user keeps its raised tokenVersion (it signs in again): lowering
-   * it could revive tokens that a concurrent password change revoked.
+   * it could revive tokens that a concurrent password change revoked. A process killed between the write
+   * and the put-back can leave no active admin: the start-up repair (restoreAdminIfNone, with ADMIN_EMAIL
+   * and ADMIN_PASSWORD set) restores one.
    */
-  private async writeKeepingAnAdmin(
+  private async writeKeepingAnAdminByCompensation(
     id: string,
     set: Record<string, unknown>,
     update: Record<string, unknown>,
