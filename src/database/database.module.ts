@@ -83,7 +83,9 @@ export class DatabaseModule {
         MongooseModule.forRootAsync({
           inject: [ConfigService],
           useFactory: async (config: ConfigService<AppConfig, true>) => {
-            let uri = config.get('MONGODB_URI', { infer: true });
+            // An empty MONGODB_URI (`MONGODB_URI=` in a shell or `.env`) means unset, as validation reads it;
+            // ConfigService hands back the raw '' of process.env.
+            let uri = config.get('MONGODB_URI', { infer: true }) || undefined;
             if (!uri && !options.embedded) {
               throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
             }

@@ -31,18 +31,25 @@ const FILE_NAME = /^files: .+? (is empty|is larger than)/;
 const reasons = new WeakMap<FastifyRequest, string>();
 
 /**
- * Keeps a 4xx answer's error for its access line, so an operator sees why a request was refused without
- * asking the client. The messages are the service's own (field names and rules, never the values); what a
- * message may still quote is taken out: e-mail addresses, URLs (they can carry tokens), file names, control
- * characters. A 404 of an unknown route is not kept: Nest's text repeats the URL, query included.
+ * A 4xx answer's error as its access line shows it. The messages are the service's own (field names and
+ * rules, never the values); what one may still quote is taken out: e-mail addresses, URLs (they can carry
+ * tokens), the client's file names, control characters; and it is cut short.
  */
-export function rememberReason(request: FastifyRequest, status: number, error: string): void {
-  if (status < 400 || status >= 500 || request.routeOptions.url === undefined) return;
+export function shortReason(error: string): string {
   const reason = withoutAddresses(error)
     .replace(URL_TEXT, '[url]')
     .replace(FILE_NAME, 'files: [file] $1')
     .replace(CONTROL, ' ');
-  reasons.set(request, reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason);
+  return reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason;
+}
+
+/**
+ * Keeps a 4xx answer's reason for its access line, so an operator sees why a request was refused without
+ * asking the client. A 404 of an unknown route keeps none: Nest's text repeats the URL, query included.
+ */
+export function rememberReason(request: FastifyRequest, status: number, error: string): void {
+  if (status < 400 || status >= 500 || request.routeOptions.url === undefined) return;
+  reasons.set(request, shortReason(error));
 }
 
 /** What names a request in a log line written about it (the exception filter's, the access line). */
