@@ -1,5 +1,5 @@
-// Flat ESLint config: typescript-eslint's type-checked rules (they read the TypeScript program) for src/, test/
-// and bench/.
+// Flat ESLint config: typescript-eslint's type-checked rules (they read the TypeScript program) for src/, test/,
+// bench/ and tools/. The project service reads each file's nearest tsconfig.json: bench/ and tools/ have their own.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(

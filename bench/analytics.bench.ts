@@ -3,8 +3,8 @@
  * stored e-mail events in the same run (the reads use the counters, so the ratio should stay near 1), and
  * the primary-provider webhook's ingestion rate with valid Standard Webhooks signatures.
  *
- *   npm run bench:analytics
- *   BENCH_EVENTS=200000 npm run bench:analytics   (a quicker run)
+ *   npm run bench -- analytics
+ *   BENCH_EVENTS=200000 npm run bench -- analytics   (a quicker run)
  *
  * Events are written through the service's own ingestion code (EmailEventLedger + AnalyticsCounters, the
  * code the worker, tracking and the webhook use) in batches of 5,000, straight to the database: the same

@@ -2,8 +2,8 @@
  * Authentication benchmark: requests per second of two credential paths on the built server, as a ratio
  * against bare Fastify answering the same JSON in the same run (this machine's absolute figures swing 2×).
  *
- *   npm run bench:auth
- *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench:auth   (before/after in one run)
+ *   npm run bench -- auth
+ *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench -- auth   (before/after in one run)
  *
  * - `GET /auth/me` with a back-office bearer token (bearer strategy: JWT check + one user lookup by _id);
  * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list);

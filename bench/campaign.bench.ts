@@ -11,9 +11,9 @@
  *     requests per second (bench/http-bench.ts), with one replayed token, a token per person of a sent
  *     campaign (BENCH_RECIPIENTS people, whose `sent` events a child process writes first) and a forged one.
  *
- *   npm run bench:campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
- *   BENCH_SKIP_FANOUT=1 npm run bench:campaign   (the pixel alone)
- *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench:campaign   (where the server's CPU goes on the pixel)
+ *   npm run bench -- campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
+ *   BENCH_SKIP_FANOUT=1 npm run bench -- campaign   (the pixel alone)
+ *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench -- campaign   (where the server's CPU goes on the pixel)
  */
 import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';

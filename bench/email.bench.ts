@@ -5,7 +5,7 @@
  * is completed. Reports enqueue, delivery and end-to-end rates, database round trips per message and the peak
  * memory of this process and of the database JVM. Exits non-zero if a message is missing or duplicated.
  *
- *   npm run bench:email            (BENCH_MESSAGES=20000 EMAIL_WORKER_CONCURRENCY=40 to change the sizes)
+ *   npm run bench -- email            (BENCH_MESSAGES=20000 EMAIL_WORKER_CONCURRENCY=40 to change the sizes)
  *
  * The SMTP server runs in a child process, like a relay on another host; the Node figures are the worker's alone.
  */

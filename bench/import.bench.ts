@@ -2,8 +2,8 @@
  * Subscriber import benchmark: 100,000 new subscribers through `POST /admin/{appId}/newsletter/subscribers/import`
  * on the built server, in 10 requests of 10,000 (one after the other, as an admin's upload would go).
  *
- *   npm run bench:import
- *   BENCH_PROFILE=1 npm run bench:import   (also: where the server's CPU time goes)
+ *   npm run bench -- import
+ *   BENCH_PROFILE=1 npm run bench -- import   (also: where the server's CPU time goes)
  *
  * Then two requests of 10,000 addresses that are already known, to show the slower path of existing
  * people: the same addresses again (all `already_subscribed`), and the same addresses for a second app

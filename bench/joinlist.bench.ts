@@ -2,8 +2,8 @@
  * Joinlist benchmark: `POST /joinlist` requests per second on the built server against bare Fastify
  * answering the same JSON to the same POST, in one run.
  *
- *   npm run bench:joinlist
- *   BENCH_PROFILE=1 npm run bench:joinlist   (also: where the server's CPU time goes during signups)
+ *   npm run bench -- joinlist
+ *   BENCH_PROFILE=1 npm run bench -- joinlist   (also: where the server's CPU time goes during signups)
  *
  * Scenarios, each with a unique address and a unique client IP (X-Forwarded-For, TRUST_PROXY=loopback) per
  * request, so the 10-per-minute limit per client never answers instead of the route:

@@ -2,10 +2,10 @@
  * Pipeline benchmark: requests per second of the shared request pipeline on the built server, as ratios
  * against bare Fastify answering the same JSON in the same run (this machine's absolute figures swing 2×).
  *
- *   npm run bench:pipeline
- *   BENCH_PROFILE=1 npm run bench:pipeline   (adds where the server's CPU time went, by package)
- *   BENCH_ONLY=unknown npm run bench:pipeline   (only the scenarios whose name contains a word, and the baseline)
- *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench:pipeline   (that build's unknown route beside, in one run)
+ *   npm run bench -- pipeline
+ *   BENCH_PROFILE=1 npm run bench -- pipeline   (adds where the server's CPU time went, by package)
+ *   BENCH_ONLY=unknown npm run bench -- pipeline   (only the scenarios whose name contains a word, and the baseline)
+ *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench -- pipeline   (that build's unknown route beside, in one run)
  *
  * - an unknown route: the pipeline alone (hooks, security headers, request id, access log, the 404 envelope);
  * - `GET /health/live`: the pipeline plus a public route that never touches the database;

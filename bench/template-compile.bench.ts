@@ -5,7 +5,7 @@
  * 1 ms timer probe). Goal: the worst stall at most 100 ms. Also the campaign paths around the compile
  * (text part derived from the HTML, tracked links) and the 200 KB `{{a}}` template of issue 24, refused.
  *
- *   npm run bench:templates
+ *   npm run bench -- template-compile
  */
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';

@@ -3,7 +3,7 @@
  * application exactly as main.ts does, and reports p50/p95 latency and database round trips per request
  * for the app list, a filtered and sorted app list, the global list and the statistics endpoint.
  *
- *   npm run bench:tickets            (BENCH_TICKETS=20000 BENCH_REQUESTS=50 to change the sizes)
+ *   npm run bench -- tickets            (BENCH_TICKETS=20000 BENCH_REQUESTS=50 to change the sizes)
  *
  * The dev database has no query planner, so the figures are for comparison over time, not a pass mark.
  */

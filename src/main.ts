@@ -6,6 +6,7 @@ import { configureApp, createFastifyAdapter } from './app.setup';
 import { bootLogger } from './common/logging/log-stream';
 import { limitHeapGrowth } from './common/memory/heap-growth';
 import { ServiceLogger } from './common/logging/service-logger';
+import { listenProblem, requireFreePort } from './common/startup/port-available';
 import type { AppConfig } from './config/env';
 import { indexesReady } from './database/indexes-ready';
 import { requireReachableDatabase } from './database/database-reachable';
@@ -31,6 +32,8 @@ async function bootstrap(): Promise<void> {
   limitHeapGrowth();
   // Loads `.env` and validates the environment: a bad value stops here with a message naming the variable.
   const root = await AppModule.forRoot();
+  // ConfigModule has put the validated PORT and HOST (defaults included) into process.env.
+  await requireFreePort(Number(process.env.PORT), process.env.HOST!);
   await databaseAnswers();
   // Fastify takes its proxy trust when it is created, before Nest's container exists; ConfigModule has put
   // the validated value (also one from `.env`) into process.env by now.
@@ -47,7 +50,9 @@ async function bootstrap(): Promise<void> {
   const config = app.get<ConfigService<AppConfig, true>>(ConfigService);
   const port = config.get('PORT', { infer: true });
   const host = config.get('HOST', { infer: true });
-  await app.listen(port, host);
+  await app.listen(port, host).catch((error: unknown) => {
+    throw listenProblem(error, port, host) ?? error;
+  });
   const url = listeningUrl(host, port);
   app.get(ServiceLogger).log(`Listening on ${url}; API docs at ${url}/docs`, 'Main');
 }

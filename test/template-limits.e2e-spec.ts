@@ -135,7 +135,7 @@ describe('Template limits (issue 24: compiling a template blocked the server)', 
     const cached = compiles();
     expect((await emailTemplate({ htmlTemplate: largest })).status).toBe(200);
     expect(compiles()).toBe(cached);
-    // The figures to watch are `npm run bench:templates`'s; this only guards against a return of seconds.
+    // The figures to watch are `npm run bench -- template-compile`'s; this only guards against a return of seconds.
     console.log(
       `largest accepted template: request ${ms} ms, longest event-loop stall ${stallMs.toFixed(0)} ms`,
     );

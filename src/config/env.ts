@@ -12,12 +12,14 @@ import {
   Min,
   MinLength,
   ValidateBy,
+  type ValidationError,
   validateSync,
 } from 'class-validator';
 import { validateCronExpression } from 'cron';
 import { isIP } from 'node:net';
 import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
+import { dataDirProblem } from './data-dir';
 import { databaseNameOf, hostsOf } from './mongodb-uri';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
@@ -350,15 +352,33 @@ function productionDatabaseProblems(uri: string | undefined): string[] {
   ];
 }
 
+/** The checks that say what kind of value is expected; when one fails, the range checks after it add nothing. */
+const TYPE_CHECKS = ['isInt', 'isBoolean', 'isString', 'isIn'];
+
+/**
+ * One message for one variable: `PORT=abc` fails isInt, Min and Max at once, and only "must be an integer"
+ * helps. Without a failed type check, the first failed rule. class-validator's messages start with the
+ * property's name, which the line already shows.
+ */
+function oneProblem(error: ValidationError): string {
+  const constraints = error.constraints ?? {};
+  const rule = TYPE_CHECKS.find((name) => name in constraints) ?? Object.keys(constraints)[0];
+  const message = constraints[rule] ?? 'is invalid';
+  return message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message;
+}
+
 /**
  * Validates and types the environment (the `validate` of ConfigModule, which merged `.env` under it): a bad
  * value stops the process with a message naming the variable.
  */
 export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const env = plainToInstance(Env, raw, { exposeDefaultValues: true });
-  const problems = validateSync(env, { skipMissingProperties: false }).map(
-    (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
-  );
+  const errors = validateSync(env, { skipMissingProperties: false });
+  const problems = errors.map((error) => `  ${error.property}: ${oneProblem(error)}`);
+  const dataDir = errors.some((error) => error.property === 'DATA_DIR')
+    ? undefined
+    : dataDirProblem(env.DATA_DIR);
+  if (dataDir) problems.push(`  DATA_DIR: ${dataDir}`);
   if (env.NODE_ENV === 'production' && env.BCRYPT_COST < PRODUCTION_MIN_BCRYPT_COST) {
     problems.push(`  BCRYPT_COST: must be at least ${PRODUCTION_MIN_BCRYPT_COST} when NODE_ENV=production`);
   }
@@ -373,7 +393,9 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
   if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));
   if (problems.length > 0 || !secret) {
-    throw new InvalidEnvironmentError(`Invalid configuration:\n${problems.join('\n')}`);
+    // One variable fits on the line; several get a line each.
+    const listed = problems.length === 1 ? ` ${problems[0].trim()}` : `\n${problems.join('\n')}`;
+    throw new InvalidEnvironmentError(`Invalid configuration:${listed}`);
   }
   return Object.assign(env, { APP_SECRET: secret });
 }

@@ -3,10 +3,11 @@ import { ConfigService } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import mongoose, { type ConnectOptions } from 'mongoose';
 import { chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { StartupError } from '../common/startup/startup-error';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
-import { startDevDatabase, withDatabaseName } from './dev-database';
+import { DevDatabaseFileLockedError, startDevDatabase, withDatabaseName } from './dev-database';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
 // code that builds its own operator queries wraps them in `mongoose.trusted()`.
@@ -60,6 +61,12 @@ async function embeddedDatabaseUri(dataDir: string): Promise<string> {
   const database = await startDevDatabase({
     file,
     log: (level, line) => (level === 'info' ? logger.log(line) : logger[level](line)),
+  }).catch((error: unknown) => {
+    if (!(error instanceof DevDatabaseFileLockedError)) throw error;
+    throw new StartupError(
+      `Another instance is using DATA_DIR=${resolve(dataDir)} (its dev database file is locked): stop that ` +
+        'instance, or give this one another DATA_DIR and PORT',
+    );
   });
   // H2 creates the file with the JVM's umask; the data is the service's, nobody else's.
   chmodSync(file, PRIVATE_FILE_MODE);
@@ -76,7 +83,9 @@ export class DatabaseModule {
         MongooseModule.forRootAsync({
           inject: [ConfigService],
           useFactory: async (config: ConfigService<AppConfig, true>) => {
-            let uri = config.get('MONGODB_URI', { infer: true });
+            // An empty MONGODB_URI (`MONGODB_URI=` in a shell or `.env`) means unset, as validation reads it;
+            // ConfigService hands back the raw '' of process.env.
+            let uri = config.get('MONGODB_URI', { infer: true }) || undefined;
             if (!uri && !options.embedded) {
               throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
             }

@@ -39,6 +39,17 @@ export interface DevDatabaseOptions {
   log?: (level: 'info' | 'warn' | 'error', line: string) => void;
 }
 
+/**
+ * The H2 file is held by another process (H2 locks it while open): another instance on the same data
+ * directory. Its own message is a Java stack trace; callers name their setting instead.
+ */
+export class DevDatabaseFileLockedError extends Error {
+  constructor(readonly file: string) {
+    super(`The dev database file ${file} is locked by another process`);
+  }
+}
+const FILE_LOCKED = /MVStoreException: The file is locked/;
+
 /** What the Java process wrote before it failed to start, kept for the error (bounded: it may loop on an error). */
 const MAX_STARTUP_OUTPUT = 8_000;
 
@@ -90,8 +101,9 @@ export function buildDevDatabaseLauncher(log?: DevDatabaseOptions['log']): void 
  */
 async function waitForReadyLine(
   child: ChildProcessWithoutNullStreams,
-  log: DevDatabaseOptions['log'],
+  options: DevDatabaseOptions,
 ): Promise<string> {
+  const { log } = options;
   const lines = createInterface({ input: child.stdout });
   let ready = false;
   let stderr = '';
@@ -114,9 +126,11 @@ async function waitForReadyLine(
         log?.('info', withoutTerminalCodes(line));
       }
     });
-    child.once('exit', (code) => {
+    // 'close', not 'exit': by then every line of stderr has been read.
+    child.once('close', (code) => {
       clearTimeout(timer);
-      reject(new Error(`The dev database exited with code ${code} before it was ready. ${stderr}`));
+      if (options.file && FILE_LOCKED.test(stderr)) reject(new DevDatabaseFileLockedError(options.file));
+      else reject(new Error(`The dev database exited with code ${code} before it was ready. ${stderr}`));
     });
   });
 }
@@ -142,7 +156,7 @@ export async function startDevDatabase(options: DevDatabaseOptions = {}): Promis
   if (options.file) args.push('--file', resolve(options.file));
 
   const child = spawn('java', ['-Xss4m', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const uri = await waitForReadyLine(child, options.log);
+  const uri = await waitForReadyLine(child, options);
   await waitForPing(uri);
 
   let stopping = false;

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './api-process';
+import { packagedRedisServer } from './redis-binary';
 
 export interface TestRedis {
   url: string;
@@ -20,17 +21,13 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-const REDIS_SERVER = 'redis-server';
-
 /**
- * Debian's `redis-server` as a child process of the test: loopback only, a random port, nothing written
- * to disk (`--save ''`, no AOF), killed by `close()`. No system service is used or needed; `.ci/run`
- * installs the package when it is missing.
+ * A real `redis-server` (the one packaged in embedded-redis, see redis-binary.ts) as a child process of the
+ * test: loopback only, a random port, nothing written to disk (`--save ''`, no AOF), killed by `close()`.
+ * No system service or installed package is used or needed.
  */
 export async function startRedis(): Promise<TestRedis> {
-  if (spawnSync(REDIS_SERVER, ['--version']).error) {
-    throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
-  }
+  const redisServer = await packagedRedisServer();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'test-redis-'));
   const clients: Redis[] = [];
@@ -40,7 +37,7 @@ export async function startRedis(): Promise<TestRedis> {
   const start = async (): Promise<void> => {
     output = '';
     const started = spawn(
-      REDIS_SERVER,
+      redisServer,
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

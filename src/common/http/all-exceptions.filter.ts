@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Error as MongooseError } from 'mongoose';
 import { type DuplicateKeyError, isDuplicateKey } from '../database/duplicate-key';
-import { requestFacts } from '../logging/access-log';
+import { rememberReason, requestFacts } from '../logging/access-log';
 import type { ErrorBody } from './envelope';
 import { RetryLaterException } from './retry-later.exception';
 
@@ -93,6 +93,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, error } = this.map(exception, request);
+    if (request) rememberReason(request, status, error);
     const body: ErrorBody = { success: false, error };
     if (exception instanceof RetryLaterException) {
       void reply.header('Retry-After', Math.max(1, Math.ceil(exception.retryAfterSeconds)));

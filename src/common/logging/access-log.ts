@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientIp } from '../http/client-ip';
+import { withoutAddresses } from './redact-addresses';
 
 /** nginx's "client closed request", as the exception filter answers an aborted body. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -19,13 +20,45 @@ function routeOf(request: FastifyRequest): string {
   return `(unmatched) ${path.length > MAX_UNMATCHED_PATH ? `${path.slice(0, MAX_UNMATCHED_PATH)}…` : path}`;
 }
 
+/** Enough for "email must be an email; password must be longer than or equal to 8 characters". */
+const MAX_REASON = 160;
+const URL_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+const CONTROL = /[\u0000-\u001f\u007f]+/g;
+/** The upload errors name the client's file (`files: CV of Jane Doe.pdf is empty`); the log names none. */
+const FILE_NAME = /^files: .+? (is empty|is larger than)/;
+
+/** The short reason of each 4xx answer, from the exception filter to the access line. */
+const reasons = new WeakMap<FastifyRequest, string>();
+
+/**
+ * A 4xx answer's error as its access line shows it. The messages are the service's own (field names and
+ * rules, never the values); what one may still quote is taken out: e-mail addresses, URLs (they can carry
+ * tokens), the client's file names, control characters; and it is cut short.
+ */
+export function shortReason(error: string): string {
+  const reason = withoutAddresses(error)
+    .replace(URL_TEXT, '[url]')
+    .replace(FILE_NAME, 'files: [file] $1')
+    .replace(CONTROL, ' ');
+  return reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason;
+}
+
+/**
+ * Keeps a 4xx answer's reason for its access line, so an operator sees why a request was refused without
+ * asking the client. A 404 of an unknown route keeps none: Nest's text repeats the URL, query included.
+ */
+export function rememberReason(request: FastifyRequest, status: number, error: string): void {
+  if (status < 400 || status >= 500 || request.routeOptions.url === undefined) return;
+  reasons.set(request, shortReason(error));
+}
+
 /** What names a request in a log line written about it (the exception filter's, the access line). */
 export function requestFacts(request: FastifyRequest) {
   return { reqId: request.id, method: request.method, route: routeOf(request) };
 }
 
 /**
- * One access line: request id, method, route, status, duration and client (`clientIp`: behind TRUST_PROXY,
+ * One access line: request id, method, route, status, duration, client and, for a 4xx, the short reason (`clientIp`: behind TRUST_PROXY,
  * the forwarded one). A literal object of one shape: every line is built the same way, and pino walks it once.
  */
 export function accessFields(request: FastifyRequest, status: number, elapsedMs: number) {
@@ -36,6 +69,8 @@ export function accessFields(request: FastifyRequest, status: number, elapsedMs:
     status,
     ms: Math.round(elapsedMs * 10) / 10,
     client: clientIp(request),
+    // Only 4xx answers have one; pino leaves an undefined field out of the line.
+    reason: reasons.get(request),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
+import { StartupError } from '../startup/startup-error';
 import { isBootChatter } from './service-logger';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -35,6 +36,8 @@ export class BootLogger implements LoggerService {
   /** Nest passes `(message, context)` or, for errors, `(message, stack, context)`. */
   private write(level: Level, message: unknown, params: unknown[]): void {
     const context = typeof params.at(-1) === 'string' ? (params.at(-1) as string) : undefined;
+    // Nest's copy of a start-up error that main.ts / worker.ts report in one line themselves.
+    if (context === 'ExceptionHandler' && message instanceof StartupError) return;
     if (message instanceof Error) this.pino[level]({ context, err: message }, message.message);
     else this.pino[level]({ context }, String(message));
   }

@@ -21,10 +21,12 @@ interface PrettyLine {
   route?: string;
   status?: number;
   ms?: number;
+  reason?: string;
 }
 
 /**
- * One readable line per entry (`12:00:01.123 INFO GET /health 200 3 ms`); colours only on a terminal.
+ * One readable line per entry (`12:00:01.123 INFO GET /health 200 3 ms`, a 4xx followed by its reason:
+ * `POST /auth/login 400 2 ms email must be an email`); colours only on a terminal.
  * A synchronous stream, not a worker-thread transport: lines keep their order with the process's other
  * output, and nothing is lost when the process exits.
  */
@@ -34,9 +36,12 @@ export function prettyStream(colorize = process.stdout.isTTY === true): Destinat
     sync: true,
     singleLine: true,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,context,method,route,status,ms',
+    ignore: 'pid,hostname,context,method,route,status,ms,reason',
     messageFormat: (log: PrettyLine, messageKey: string) => {
-      if (log.route !== undefined) return `${log.method} ${log.route} ${log.status} ${log.ms} ms`;
+      if (log.route !== undefined) {
+        const access = `${log.method} ${log.route} ${log.status} ${log.ms} ms`;
+        return log.reason === undefined ? access : `${access} ${log.reason}`;
+      }
       const value = (log as Record<string, unknown>)[messageKey];
       const message = typeof value === 'string' ? value : JSON.stringify(value ?? '');
       return log.context ? `[${log.context}] ${message}` : message;

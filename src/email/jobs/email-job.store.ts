@@ -69,6 +69,8 @@ export interface CampaignJobCounts {
   total: number;
   sent: number;
   failed: number;
+  /** Of `failed`: completed without being handed over (suppressed by then, or an address the rule refuses). */
+  skipped: number;
 }
 
 /** States a job never leaves. */
@@ -197,7 +199,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
         },
       ])
       .toArray();
-    const counts: CampaignJobCounts = { planFinished: false, total: 0, sent: 0, failed: 0 };
+    const counts: CampaignJobCounts = { planFinished: false, total: 0, sent: 0, failed: 0, skipped: 0 };
     for (const { _id, count } of groups) {
       if (_id.type === 'email.batch.plan') {
         if (FINAL_STATUSES.includes(_id.status)) counts.planFinished = true;
@@ -206,6 +208,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
       counts.total += count;
       if (_id.status === 'completed' && _id.delivered) counts.sent += count;
       else if (FINAL_STATUSES.includes(_id.status)) counts.failed += count;
+      if (_id.status === 'completed' && !_id.delivered) counts.skipped += count;
     }
     return counts;
   }

@@ -2,7 +2,7 @@
  * What a template may cost (docs/decisions.md "Issue 24: template cost"). Compiling is synchronous and
  * grows with the number of expressions, not with the characters around them, so each limit bounds one
  * part of that work; together they keep the largest accepted template's compile well under 100 ms
- * (`npm run bench:templates`).
+ * (`npm run bench -- template-compile`).
  */
 export const TEMPLATE_LIMITS = {
   /** Characters of one field. Gmail clips HTML past ~100 KB anyway; plain text compiles in a few ms. */

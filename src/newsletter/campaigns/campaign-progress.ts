@@ -93,15 +93,24 @@ export class CampaignProgress implements OnApplicationBootstrap, BeforeApplicati
 
   async recount(campaignId: string): Promise<void> {
     if (!isValidObjectId(campaignId)) return;
-    const { planFinished, total, sent, failed } = await this.email.campaignJobCounts(campaignId);
+    const { planFinished, total, sent, failed, skipped } = await this.email.campaignJobCounts(campaignId);
     const stats: CampaignStats = { total, sent, failed };
     const finished = planFinished && sent + failed === total;
     const status: CampaignStatus = sent > 0 ? 'sent' : 'failed';
-    await this.campaigns
-      .updateOne(
+    const written = await this.campaigns
+      .findOneAndUpdate(
         { _id: campaignId, status: 'sending' },
         { $set: finished ? { stats, status, completedAt: new Date() } : { stats } },
+        { projection: { appId: 1 } },
       )
+      .lean()
       .exec();
+    // The write is conditional on `sending`: of all the processes recounting, one finishes it and logs.
+    if (finished && written) {
+      this.logger.log(
+        `Campaign ${campaignId} of app ${written.appId} finished (${status}): ${total} message(s), ` +
+          `${sent} sent, ${failed - skipped} failed, ${skipped} skipped (suppressed or refused address)`,
+      );
+    }
   }
 }
