@@ -8,7 +8,7 @@ import { databaseNameOf } from '../src/config/mongodb-uri';
 /**
  * Docker is not available where the tests run, so the compose file is checked as text and YAML: the
  * replica set's name, the health check that initiates it, and the connection string of the services that
- * wait for it must agree (docs/running-on-mongodb.md).
+ * wait for it must agree (docs/operations/running-on-mongodb.md).
  */
 
 interface Service {

@@ -11,7 +11,7 @@ import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
 import { createSession } from './helpers/session';
 
 /**
- * Which way the last-admin rule is kept depends on the deployment (docs/running-on-mongodb.md). No replica
+ * Which way the last-admin rule is kept depends on the deployment (docs/operations/running-on-mongodb.md). No replica
  * set can run on this machine, so the transactional path is shown to be chosen, not shown to commit: the
  * dev stand-in has no sessions and the driver refuses it before anything is written.
  */

@@ -271,7 +271,7 @@ export class Env {
   /**
    * Days a completed or dead e-mail job is kept before MongoDB's TTL monitor removes it. What later steps
    * need of it (its idempotency key, who a sent message was for) stays in the message ledger for
-   * `EMAIL_MESSAGE_RETENTION_DAYS` (docs/retention.md).
+   * `EMAIL_MESSAGE_RETENTION_DAYS` (docs/operations/data-retention.md).
    */
   @Transform(toInt)
   @IsInt()

@@ -129,7 +129,7 @@ export class UsersService {
   /**
    * Applies a change that may take away a user's active-admin status, refusing (409) one that would leave
    * no active admin: in a transaction where the deployment has them (a replica set or a sharded cluster),
-   * by compensation on a standalone server and the dev stand-in. docs/running-on-mongodb.md.
+   * by compensation on a standalone server and the dev stand-in. docs/operations/running-on-mongodb.md.
    */
   private writeKeepingAnAdmin(
     id: string,

@@ -32,7 +32,7 @@ const ConsentSchema = SchemaFactory.createForClass(Consent);
  * The consent events a contact document holds: the newest ones. Older events live in
  * `contact_consent_events` (ConsentArchive), so a person whose consent changes without end (a public
  * joinlist and an unsubscribe link can cycle it) keeps a document of bounded size: at most this many
- * events of at most about 12 KB each in the worst encoding (docs/retention.md).
+ * events of at most about 12 KB each in the worst encoding (docs/operations/data-retention.md).
  */
 export const CONSENT_HISTORY_WINDOW = 50;
 

@@ -18,7 +18,7 @@ export interface SentMessageRecord {
 /**
  * Finds the message a provider event names by the Message-ID the worker gave it, `<job id>@<sender domain>`
  * (SendEmailHandler): the message ledger's entry is read by `_id` (one lookup) and must carry exactly that
- * Message-ID. The ledger outlives the job (docs/retention.md); a job queued before the ledger existed is
+ * Message-ID. The ledger outlives the job (docs/operations/data-retention.md); a job queued before the ledger existed is
  * read instead while it is kept.
  */
 @Injectable()

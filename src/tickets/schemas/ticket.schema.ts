@@ -30,7 +30,7 @@ export const PRIORITY_RANK: Record<TicketPriority, number> = { low: 0, normal: 1
  * character to the validator, four bytes in BSON) takes about 40 KB, so 500 of them would be 20 MB. The
  * thread's BSON bytes are counted too (`threadBytes`) and capped at THREAD_MAX_BYTES, which leaves the rest
  * of the ticket (its opening message, subject, attachments' metadata: under 100 KB at worst) ample room
- * (docs/retention.md). Ordinary text never reaches the byte cap before the count cap.
+ * (docs/operations/data-retention.md). Ordinary text never reaches the byte cap before the count cap.
  */
 export const MAX_MESSAGES_PER_TICKET = 500;
 export const MESSAGE_MAX_LENGTH = 10_000;

@@ -6,7 +6,7 @@ import type { Types } from 'mongoose';
  * the idempotency key (a reused key must not send again) and who the message was for (a bounce or complaint
  * that arrives later still suppresses the address and counts in the analytics). Written when the job is
  * queued, completed when the worker records the send, kept until `expiresAt` (EMAIL_MESSAGE_RETENTION_DAYS
- * after its last event). docs/retention.md.
+ * after its last event). docs/operations/data-retention.md.
  */
 @Schema({ collection: 'email_messages', versionKey: false })
 export class MessageLedgerEntry {
