@@ -1,6 +1,6 @@
 /**
  * Dev database footprint: does the embedded database (the JVM running mongo-java-server on an H2 file, as
- * `npm start` launches it without MONGODB_URI) keep its memory and its file proportional to the data it holds?
+ * `npm start` launches it without MONGODB_URI, DEV_DATABASE_MAX_HEAP included) keep its memory and its file proportional to the data it holds?
  *
  *   npm run bench:devdb
  *   BENCH_LOAD_S=480 BENCH_IDLE_S=120 npm run bench:devdb   (longer load and idle; defaults 180 s and 90 s)
@@ -18,8 +18,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Collection, MongoClient } from 'mongodb';
+import { Env } from '../src/config/env';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { devDatabasePid } from './process-cpu';
 
 const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 180);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 90);
@@ -113,9 +113,10 @@ function line(label: string, pid: number, file: string, liveDocs: number, dataBy
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'devdb-footprint-'));
   const file = join(dir, 'mongo.mv');
-  const database = await startDevDatabase({ file });
-  const pid = devDatabasePid();
-  if (!pid) throw new Error('the dev database JVM was not found among this process’s children');
+  // The heap limit the service gives it (DEV_DATABASE_MAX_HEAP, or the configuration's default).
+  const maxHeap = process.env.DEV_DATABASE_MAX_HEAP ?? new Env().DEV_DATABASE_MAX_HEAP;
+  const database = await startDevDatabase({ file, maxHeap });
+  const pid = database.pid;
   console.log(`JVM: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);
   const client = await MongoClient.connect(withDatabaseName(database.uri, 'bench_devdb'));
   const contacts = client.db().collection<Contact>('contacts');
