@@ -11,7 +11,8 @@
  * ($set plus a capped $push) and, once BENCH_LIVE_DOCS are live, deleting the oldest; so the data stays
  * the same size while the writes go on. Every 15 s (then every 10 s of idle) it prints the JVM's resident
  * memory (VmRSS) and the H2 file's size beside the live data; the summary gives the peak and the figures
- * after the idle period. Memory and file that keep growing while the data does not are the defect.
+ * after the idle period. Then three quarters of the documents are deleted and, after 40 s of idle, the file
+ * should have shrunk with them. Memory and file that keep growing while the data does not are the defect.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -23,6 +24,8 @@ import { startDevDatabase, withDatabaseName } from '../src/database/dev-database
 
 const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 180);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 90);
+/** After the idle period three quarters of the documents are deleted; then this long of idle again. */
+const SHRINK_WAIT_S = 40;
 const LIVE_DOCS = Number(process.env.BENCH_LIVE_DOCS ?? 20_000);
 const CONCURRENCY = 8;
 const LOAD_SAMPLE_MS = 15_000;
@@ -161,6 +164,20 @@ async function main(): Promise<void> {
   console.log(
     `file: peak ${(Math.max(peakFile, endFile) / MB).toFixed(0)} MB, end of load ${(endFile / MB).toFixed(0)} MB, ` +
       `after ${IDLE_S} s idle ${(idleFile / MB).toFixed(0)} MB (${(idleFile / MB / dataMb).toFixed(1)}× the live data)`,
+  );
+
+  // Most of the data goes away (a cleanup, a retention sweep): the file should follow it down.
+  const kept = Math.floor(LIVE_DOCS / 4);
+  await contacts.deleteMany({ _id: { $lt: load.nextId - kept } });
+  const keptBytes = kept * docBytes;
+  for (let waited = 0; waited < SHRINK_WAIT_S * 1000; waited += IDLE_SAMPLE_MS) {
+    await new Promise((done) => setTimeout(done, IDLE_SAMPLE_MS));
+    line(`deleted +${(waited + IDLE_SAMPLE_MS) / 1000}s`, pid, file, kept, keptBytes);
+  }
+  const shrunk = fileBytes(file);
+  console.log(
+    `after deleting all but ${kept} documents and ${SHRINK_WAIT_S} s idle: file ${(shrunk / MB).toFixed(0)} MB ` +
+      `(${(shrunk / keptBytes).toFixed(1)}× the live data), RSS ${(rssBytes(pid) / MB).toFixed(0)} MB`,
   );
 
   await client.close();

@@ -56,7 +56,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  bootLogger().fatal(error instanceof Error ? error.message : String(error), 'SeedDemo');
-  process.exit(1);
-});
+// An explicit exit: the embedded database's process, a child of this one, would otherwise keep it alive.
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    bootLogger().fatal(error instanceof Error ? error.message : String(error), 'SeedDemo');
+    process.exit(1);
+  },
+);

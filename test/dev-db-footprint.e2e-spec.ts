@@ -71,6 +71,13 @@ describe('Dev database footprint', () => {
     } finally {
       await t.close();
       process.env = saved;
+      // The service's database stops when the service's process ends; this test's process goes on.
+      for (const pid of javaChildren().filter((child) => !before.has(child))) {
+        process.kill(pid);
+        while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
     }
   });
 

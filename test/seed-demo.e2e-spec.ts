@@ -116,8 +116,10 @@ describe('npm run seed:demo', () => {
     expect(tickets.status).toBe(200);
     expect(tickets.body.data.total).toBe(90);
     // Spread over the month, not all on the day of the run.
-    const busyDays = tickets.body.data.volume.filter((day: { count: number }) => day.count > 0);
+    const busyDays = tickets.body.data.volumeOverTime.filter((day: { count: number }) => day.count > 0);
     expect(busyDays.length).toBeGreaterThan(10);
+    expect(tickets.body.data.byStatus.resolved).toBeGreaterThan(0);
+    expect(tickets.body.data.averageResolutionTime).toBeGreaterThan(0);
 
     const subscribers = await admin.http.get('/admin/demo-shop/newsletter/subscribers/stats');
     expect(subscribers.body.data).toMatchObject({ total: 240 });

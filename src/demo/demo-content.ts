@@ -145,7 +145,8 @@ export function demoTicket(n: number): DemoTicket {
   const [title, topic] = TICKET_SUBJECTS[n % TICKET_SUBJECTS.length];
   // Squaring the position puts more tickets in the recent days, as a growing shop sees.
   const position = ((n * 37) % 100) / 100;
-  const ageMs = Math.floor(position * position * 29 * DAY_MS) + ((n * 7919) % DAY_MS);
+  // At most 28 days old: inside the stats' default 30-day range at any hour of the day.
+  const ageMs = Math.floor(position * position * 27 * DAY_MS) + ((n * 7919) % DAY_MS);
   const status =
     ageMs < 2 * DAY_MS ? (n % 2 ? 'pending' : 'in_progress') : n % 7 === 0 ? 'closed' : 'resolved';
   const resolved = status === 'resolved' || status === 'closed';
