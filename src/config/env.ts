@@ -136,6 +136,13 @@ export class Env {
   @MinLength(1)
   DATA_DIR = '.data';
 
+  /**
+   * Heap limit of the embedded dev database's JVM (without MONGODB_URI): its data is in DATA_DIR, the heap
+   * holds caches and one query's working set. Raise it when a query over a large collection runs out.
+   */
+  @Matches(/^[1-9]\d{0,5}[mMgG]$/, { message: 'must be a JVM heap size such as 512m or 1g' })
+  DEV_DATABASE_MAX_HEAP = '512m';
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()

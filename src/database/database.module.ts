@@ -54,12 +54,13 @@ export function connectionOptions(production: boolean, autoIndex: boolean): Conn
  * The embedded dev database, started on first use. Its process reads our stdin pipe and exits when that
  * closes, so it needs no shutdown hook: it stops (closing its H2 file cleanly) whenever this process ends.
  */
-async function embeddedDatabaseUri(dataDir: string): Promise<string> {
+async function embeddedDatabaseUri(dataDir: string, maxHeap: string): Promise<string> {
   ensurePrivateDirectory(dataDir);
   const file = join(dataDir, 'mongo.mv');
   const logger = new Logger('DevDatabase');
   const database = await startDevDatabase({
     file,
+    maxHeap,
     log: (level, line) => (level === 'info' ? logger.log(line) : logger[level](line)),
   }).catch((error: unknown) => {
     if (!(error instanceof DevDatabaseFileLockedError)) throw error;
@@ -89,7 +90,10 @@ export class DatabaseModule {
             if (!uri && !options.embedded) {
               throw new Error('MONGODB_URI is not set: a separate worker process needs the shared database');
             }
-            uri ??= await embeddedDatabaseUri(config.get('DATA_DIR', { infer: true }));
+            uri ??= await embeddedDatabaseUri(
+              config.get('DATA_DIR', { infer: true }),
+              config.get('DEV_DATABASE_MAX_HEAP', { infer: true }),
+            );
             const production = config.get('NODE_ENV', { infer: true }) === 'production';
             return { uri, ...connectionOptions(production, options.autoIndex ?? true) };
           },

@@ -1,5 +1,5 @@
 import { ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient } from 'mongodb';
@@ -22,9 +22,26 @@ const LAUNCHER_JAR = join(LAUNCHER_DIR, 'target', 'mongo-dev-server-1.0.0.jar');
 const MAIN_CLASS = 'dev.adminservice.MongoDevServer';
 const READY_TIMEOUT_MS = 60_000;
 
+/**
+ * JVM settings of every launch. The dev database idles most of the time: G1 runs a collection after 30 s
+ * without one and hands the freed heap back to the system (free share above 30 % is uncommitted), so the
+ * process shrinks again after a burst instead of keeping its peak for good. The heap starts small for
+ * the same reason; two malloc arenas keep native memory from fragmenting across the server's threads.
+ */
+const JVM_OPTIONS = [
+  '-Xss4m',
+  '-Xms16m',
+  '-XX:+UseG1GC',
+  '-XX:G1PeriodicGCInterval=30000',
+  '-XX:MinHeapFreeRatio=10',
+  '-XX:MaxHeapFreeRatio=30',
+];
+
 export interface DevDatabase {
   /** Connection string without a database name, e.g. `mongodb://127.0.0.1:40123`. */
   readonly uri: string;
+  /** The JVM's process id (to watch its memory). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -32,6 +49,12 @@ export interface DevDatabaseOptions {
   /** H2 MVStore file for persistent data; omitted means an in-memory database. */
   file?: string;
   port?: number;
+  /**
+   * The JVM's heap limit (`-Xmx`), e.g. `512m`. The file-backed database keeps its data on disk and needs
+   * only caches and the working set of a query; without a limit the JVM may take a quarter of the RAM and
+   * keep it. Omitted: the JVM's own default, which the in-memory database (its data is the heap) needs.
+   */
+  maxHeap?: string;
   /**
    * Receives what the launcher says: the Maven build on first use, the Java process's own lines once it
    * runs (anything on stderr is a warning), its unexpected exit. Without it they are dropped.
@@ -67,10 +90,32 @@ function requireTool(command: string, args: string[], install: string): void {
 const TERMINAL_CODES = /\u001b\[[0-9;?]*[A-Za-z]/g;
 const withoutTerminalCodes = (line: string) => line.replace(TERMINAL_CODES, '');
 
-/** Builds the launcher once; Maven downloads mongo-java-server from Maven Central on the first run. */
+function newestChange(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(...readdirSync(path).map((name) => newestChange(join(path, name))));
+}
+
+/** The jar exists and is newer than the launcher's sources, so a changed launcher is rebuilt. */
+function launcherIsCurrent(): boolean {
+  if (!existsSync(LAUNCHER_JAR) || !existsSync(join(LAUNCHER_DIR, 'target', 'lib'))) return false;
+  const sources = Math.max(
+    newestChange(join(LAUNCHER_DIR, 'pom.xml')),
+    newestChange(join(LAUNCHER_DIR, 'src')),
+  );
+  return statSync(LAUNCHER_JAR).mtimeMs >= sources;
+}
+
+/**
+ * Builds the launcher when it is missing or older than its sources; Maven downloads mongo-java-server
+ * from Maven Central on the first run.
+ */
 export function buildDevDatabaseLauncher(log?: DevDatabaseOptions['log']): void {
-  if (existsSync(LAUNCHER_JAR) && existsSync(join(LAUNCHER_DIR, 'target', 'lib'))) return;
-  log?.('info', 'Building the embedded dev database launcher (the first time, Maven downloads it)');
+  if (launcherIsCurrent()) return;
+  log?.(
+    'info',
+    'Building the embedded dev database launcher (the first time, Maven downloads it; again after it changed)',
+  );
   requireTool(
     'java',
     ['-version'],
@@ -155,7 +200,11 @@ export async function startDevDatabase(options: DevDatabaseOptions = {}): Promis
   args.push('--port', String(options.port ?? 0));
   if (options.file) args.push('--file', resolve(options.file));
 
-  const child = spawn('java', ['-Xss4m', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const heap = options.maxHeap ? [`-Xmx${options.maxHeap}`] : [];
+  const child = spawn('java', [...JVM_OPTIONS, ...heap, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+  });
   const uri = await waitForReadyLine(child, options);
   await waitForPing(uri);
 
@@ -167,6 +216,8 @@ export async function startDevDatabase(options: DevDatabaseOptions = {}): Promis
   });
   return {
     uri,
+    // Set once the process has started, which the READY line proves.
+    pid: child.pid ?? 0,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       stopping = true;

@@ -11,14 +11,16 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.h2.mvstore.MVStore;
 
 /**
  * The embedded development database: a MongoDB wire-protocol server (mongo-java-server) on 127.0.0.1.
  *
  * <p>Usage: {@code MongoDevServer [--port N] [--file PATH]}. Without {@code --file} the data lives in memory
- * (tests); with it, in an H2 MVStore file (local runs). Port 0 picks a free port. Prints exactly one line
- * {@code READY <connection string>} once it accepts connections, and stops when its standard input closes,
- * so it never outlives the Node process that started it.
+ * (tests); with it, in an H2 MVStore file (local runs), compressed and compacted when idle (see
+ * {@link StoreCompaction}). Port 0 picks a free port. Prints the line {@code READY <connection string>} once
+ * it accepts connections, then its heap limit, and stops when its standard input closes, so it never
+ * outlives the Node process that started it.
  */
 public final class MongoDevServer {
 
@@ -40,6 +42,9 @@ public final class MongoDevServer {
           return 21;
         }
       };
+
+  /** The H2 page cache, in MB (H2's default too): part of the heap, so within the launcher's -Xmx. */
+  private static final int STORE_CACHE_MB = 16;
 
   private MongoDevServer() {}
 
@@ -65,6 +70,12 @@ public final class MongoDevServer {
 
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server, backend)));
     System.out.println("READY mongodb://127.0.0.1:" + address.getPort());
+    // The limit the JVM actually applies (-Xmx, or its default), so a log shows what the process may take.
+    System.out.println(
+        "Dev database heap limit "
+            + (Runtime.getRuntime().maxMemory() >> 20)
+            + " MB; data "
+            + (file == null ? "in memory" : "in " + file));
     System.out.flush();
 
     waitForEndOfInput(System.in);
@@ -77,7 +88,16 @@ public final class MongoDevServer {
     }
     Path path = Path.of(file).toAbsolutePath();
     Files.createDirectories(path.getParent());
-    return new H2Backend(path.toString());
+    MVStore store =
+        new MVStore.Builder()
+            .fileName(path.toString())
+            // LZF: BSON repeats every field name in every document; compressed chunks are about a third
+            // of the bytes, so each commit writes, and the file holds, that much less.
+            .compress()
+            .cacheSize(STORE_CACHE_MB)
+            .open();
+    StoreCompaction.start(store);
+    return new H2Backend(store);
   }
 
   private static void waitForEndOfInput(InputStream in) throws IOException {
