@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
 import { startDevDatabase, withDatabaseName } from './dev-database';
+import { queryShapeRecording } from './query-shapes/query-shape-recorder';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
 // code that builds its own operator queries wraps them in `mongoose.trusted()`.
@@ -82,7 +83,11 @@ export class DatabaseModule {
             }
             uri ??= await embeddedDatabaseUri(config.get('DATA_DIR', { infer: true }));
             const production = config.get('NODE_ENV', { infer: true }) === 'production';
-            return { uri, ...connectionOptions(production, options.autoIndex ?? true) };
+            return {
+              uri,
+              ...connectionOptions(production, options.autoIndex ?? true),
+              ...queryShapeRecording(),
+            };
           },
         }),
       ],

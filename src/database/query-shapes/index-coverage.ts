@@ -1,0 +1,162 @@
+import { describeShape, type QueryShape } from './query-shape';
+
+/** A declared index as the analyser needs it: its keys in order and what limits its use. */
+export interface CoverageIndex {
+  collection: string;
+  key: [string, number][];
+  unique: boolean;
+  /** Sparse or partial: holds only some documents, so it serves only filters on its leading field. */
+  partial: boolean;
+  /** A TTL index: the server's expiry uses it even when no query does. */
+  ttl: boolean;
+}
+
+export interface AllowListEntry {
+  /** The shape as the report prints it (`describeShape`). */
+  shape: string;
+  reason: string;
+}
+
+export type Verdict =
+  | { kind: 'index'; index: CoverageIndex }
+  | { kind: 'id' }
+  | { kind: 'metadata' }
+  | { kind: 'allowed'; reason: string }
+  | { kind: 'uncovered' };
+
+export interface CoverageReport {
+  shapes: { shape: QueryShape; verdict: Verdict }[];
+  /** Declared indexes that served no recorded shape. */
+  unused: CoverageIndex[];
+  /** Allow-list entries that matched no recorded shape (stale, or not reached by this run). */
+  unmatchedAllowances: AllowListEntry[];
+}
+
+const ID_INDEX = (collection: string): CoverageIndex => ({
+  collection,
+  key: [['_id', 1]],
+  unique: true,
+  partial: false,
+  ttl: false,
+});
+
+const sameSet = (fields: string[], wanted: Set<string>) =>
+  fields.length === wanted.size && fields.every((field) => wanted.has(field));
+
+/**
+ * Whether an index serves the shape without a scan or an in-memory sort, in equality-sort-range order:
+ * the equality fields first (any order), then the sort fields in order, all in the index's directions or
+ * all reversed, then the range fields (any order); more index fields after them do no harm. A sort on a
+ * field the filter pins is no sort, and a range on a sort field is served by the sort's position. A unique
+ * index whose every field is pinned finds at most one document, whatever else the filter says.
+ */
+export function serves(index: CoverageIndex, shape: QueryShape): boolean {
+  if (index.collection !== shape.collection) return false;
+  const fields = index.key.map(([field]) => field);
+  const equality = new Set(shape.equality);
+  if (index.unique && fields.every((field) => equality.has(field))) return true;
+  const sort = shape.sort.filter(([field]) => !equality.has(field));
+  const sorted = new Set(sort.map(([field]) => field));
+  const range = new Set(shape.range.filter((field) => !equality.has(field) && !sorted.has(field)));
+  if (index.partial && !equality.has(fields[0]) && !range.has(fields[0])) return false;
+
+  if (!sameSet(fields.slice(0, equality.size), equality)) return false;
+  let at = equality.size;
+  if (sort.length) {
+    const keys = index.key.slice(at, at + sort.length);
+    if (keys.length < sort.length) return false;
+    const flip = Math.sign(keys[0][1]) * sort[0][1];
+    const inOrder = sort.every(
+      ([field, direction], i) => keys[i][0] === field && Math.sign(keys[i][1]) * direction === flip,
+    );
+    if (!inOrder) return false;
+    at += sort.length;
+  }
+  if (!sameSet(fields.slice(at, at + range.size), range)) return false;
+  // A shape with no predicate and no sort reads every document: no index makes that cheap.
+  return equality.size + sort.length + range.size > 0;
+}
+
+function verdictOf(
+  shape: QueryShape,
+  indexes: CoverageIndex[],
+  allowed: Map<string, AllowListEntry>,
+): Verdict {
+  const empty = !shape.equality.length && !shape.sort.length && !shape.range.length;
+  // A count with no filter is answered from the collection's metadata (estimatedDocumentCount).
+  if (shape.op === 'count' && empty) return { kind: 'metadata' };
+  if (shape.equality.includes('_id')) return { kind: 'id' };
+  const index = [ID_INDEX(shape.collection), ...indexes].find((candidate) => serves(candidate, shape));
+  if (index)
+    return index.key[0][0] === '_id' && index.key.length === 1 ? { kind: 'id' } : { kind: 'index', index };
+  const entry = allowed.get(describeShape(shape));
+  return entry ? { kind: 'allowed', reason: entry.reason } : { kind: 'uncovered' };
+}
+
+/** Every recorded shape judged against the declared indexes and the allow-list; unused indexes named. */
+export function analyseCoverage(
+  shapes: QueryShape[],
+  indexes: CoverageIndex[],
+  allowList: AllowListEntry[],
+): CoverageReport {
+  const allowed = new Map(allowList.map((entry) => [entry.shape, entry]));
+  const judged = shapes
+    .map((shape) => ({ shape, verdict: verdictOf(shape, indexes, allowed) }))
+    .sort((a, b) => describeShape(a.shape).localeCompare(describeShape(b.shape)));
+  const used = new Set<CoverageIndex>();
+  for (const { shape } of judged) {
+    for (const index of indexes) if (serves(index, shape)) used.add(index);
+  }
+  const described = new Set(judged.map(({ shape }) => describeShape(shape)));
+  return {
+    shapes: judged,
+    unused: indexes.filter((index) => !used.has(index)),
+    unmatchedAllowances: allowList.filter((entry) => !described.has(entry.shape)),
+  };
+}
+
+export const describeIndexKey = (index: CoverageIndex) =>
+  `${index.collection} { ${index.key.map(([field, direction]) => `${field}: ${direction}`).join(', ')} }`;
+
+/** Why an index that serves no query may still be needed. */
+const keptFor = (index: CoverageIndex) =>
+  index.ttl
+    ? ' (TTL: the server expires documents with it)'
+    : index.unique
+      ? ' (unique: enforces a rule)'
+      : '';
+
+/** The lines `npm run db:coverage` prints and the gate quotes. */
+export function formatReport(report: CoverageReport): string[] {
+  const count = (kind: Verdict['kind']) => report.shapes.filter(({ verdict }) => verdict.kind === kind);
+  const served = report.shapes.length - count('allowed').length - count('uncovered').length;
+  const lines = [
+    `Query shapes recorded: ${report.shapes.length}`,
+    `  served by a declared index: ${count('index').length}`,
+    `  served by _id: ${count('id').length}`,
+    `  answered from collection metadata (count without filter): ${count('metadata').length}`,
+    `  index-served in all: ${served}`,
+    `  allow-listed: ${count('allowed').length}`,
+    `  uncovered: ${count('uncovered').length}`,
+  ];
+  if (count('uncovered').length) {
+    lines.push(
+      '',
+      'Uncovered shapes (declare an index in equality-sort-range order, or allow-list with a reason):',
+    );
+    for (const { shape } of count('uncovered')) lines.push(`  ${describeShape(shape)}`);
+  }
+  if (count('allowed').length) {
+    lines.push('', 'Allow-listed shapes:');
+    for (const { shape, verdict } of count('allowed')) {
+      lines.push(`  ${describeShape(shape)}`, `      ${verdict.kind === 'allowed' ? verdict.reason : ''}`);
+    }
+  }
+  lines.push('', `Declared indexes that served no recorded shape: ${report.unused.length}`);
+  for (const index of report.unused) lines.push(`  ${describeIndexKey(index)}${keptFor(index)}`);
+  if (report.unmatchedAllowances.length) {
+    lines.push('', 'Allow-list entries no recorded shape matched:');
+    for (const entry of report.unmatchedAllowances) lines.push(`  ${entry.shape}`);
+  }
+  return lines;
+}
