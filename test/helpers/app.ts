@@ -29,11 +29,19 @@ export interface TestAppOptions {
  */
 function inScope<T>(provider: T): T {
   if (typeof provider !== 'object' || provider === null || provider instanceof Connection) return provider;
+  // One wrapper per method, so a method read twice is the same function (listeners can be removed again).
+  const wrappers = new WeakMap<object, unknown>();
   return new Proxy(provider, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => inApplicationScope(() => Reflect.apply(value, target, args));
+      // jest.spyOn reads the method back to return the spy: give it the spy itself.
+      if (typeof value !== 'function' || jest.isMockFunction(value)) return value;
+      if (!wrappers.has(value)) {
+        wrappers.set(value, (...args: unknown[]) =>
+          inApplicationScope(() => Reflect.apply(value, target, args)),
+        );
+      }
+      return wrappers.get(value);
     },
   });
 }

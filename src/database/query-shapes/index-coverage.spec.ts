@@ -160,10 +160,21 @@ describe('analyseCoverage', () => {
   const scan = shape({ op: 'aggregate' });
   const allowed = shape({ equality: ['email'] });
   const estimated = shape({ op: 'count' });
+  const search = shape({
+    equality: ['appId'],
+    sort: [
+      ['createdAt', -1],
+      ['_id', -1],
+    ],
+    range: ['subject'],
+  });
+  const flagged = shape({ collection: 'apps', equality: ['active'] });
 
-  const report = analyseCoverage([byId, page, scan, allowed, estimated], indexes, [
+  const report = analyseCoverage([byId, page, scan, allowed, estimated, search, flagged], indexes, [
     { shape: describeShape(allowed), reason: 'admin-only, bounded by a limit' },
     { shape: 'tickets find eq(nothing)', reason: 'stale' },
+    { collection: 'tickets', filteredFields: ['sub*'], reason: 'free-text search' },
+    { collection: 'apps', wholeCollection: true, reason: 'a few hundred apps' },
   ]);
   const verdictOf = (wanted: QueryShape) =>
     report.shapes.find(({ shape: judged }) => judged === wanted)?.verdict.kind;
@@ -174,6 +185,16 @@ describe('analyseCoverage', () => {
     expect(verdictOf(scan)).toBe('uncovered');
     expect(verdictOf(allowed)).toBe('allowed');
     expect(verdictOf(estimated)).toBe('metadata');
+    expect(verdictOf(search)).toBe('allowed');
+    expect(verdictOf(flagged)).toBe('allowed');
+  });
+
+  it('lets fields be filtered outside the index only where an index serves the rest', () => {
+    const unsorted = shape({ equality: ['status'], range: ['subject'] });
+    const judged = analyseCoverage([unsorted], indexes, [
+      { collection: 'tickets', filteredFields: ['subject'], reason: 'free-text search' },
+    ]);
+    expect(judged.shapes[0].verdict.kind).toBe('uncovered');
   });
 
   it('names the indexes that serve no shape and the allow-list entries that match none', () => {
@@ -183,9 +204,9 @@ describe('analyseCoverage', () => {
 
   it('prints the figures, the uncovered shapes and the allow-list reasons', () => {
     const text = formatReport(report).join('\n');
-    expect(text).toContain('Query shapes recorded: 5');
+    expect(text).toContain('Query shapes recorded: 7');
     expect(text).toContain('index-served in all: 3');
-    expect(text).toContain('allow-listed: 1');
+    expect(text).toContain('allow-listed: 3');
     expect(text).toContain('uncovered: 1');
     expect(text).toContain('tickets aggregate (no filter)');
     expect(text).toContain('admin-only, bounded by a limit');

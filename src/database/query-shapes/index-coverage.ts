@@ -11,17 +11,28 @@ export interface CoverageIndex {
   ttl: boolean;
 }
 
-export interface AllowListEntry {
-  /** The shape as the report prints it (`describeShape`). */
-  shape: string;
-  reason: string;
-}
+/**
+ * One allowance, with its reason. Either one shape as the report prints it (`describeShape`), or fields of a
+ * collection that may be filtered outside the index (a shape passes when an index serves it without them;
+ * a trailing `*` matches by prefix), or a whole collection that stays small.
+ */
+export type AllowListEntry =
+  | { shape: string; reason: string }
+  | { collection: string; filteredFields: string[]; reason: string }
+  | { collection: string; wholeCollection: true; reason: string };
+
+const describeEntry = (entry: AllowListEntry) =>
+  'shape' in entry
+    ? entry.shape
+    : 'filteredFields' in entry
+      ? `${entry.collection}: filtered outside the index: ${entry.filteredFields.join(', ')}`
+      : `${entry.collection}: every query`;
 
 export type Verdict =
   | { kind: 'index'; index: CoverageIndex }
   | { kind: 'id' }
   | { kind: 'metadata' }
-  | { kind: 'allowed'; reason: string }
+  | { kind: 'allowed'; reason: string; entry: string }
   | { kind: 'uncovered' };
 
 export interface CoverageReport {
@@ -77,20 +88,46 @@ export function serves(index: CoverageIndex, shape: QueryShape): boolean {
   return equality.size + sort.length + range.size > 0;
 }
 
-function verdictOf(
+const matchesField = (pattern: string, field: string) =>
+  pattern.endsWith('*') ? field.startsWith(pattern.slice(0, -1)) : field === pattern;
+
+/** The shape without the fields an entry lets be filtered outside the index. */
+function withoutFiltered(shape: QueryShape, patterns: string[]): QueryShape {
+  const kept = (field: string) => !patterns.some((pattern) => matchesField(pattern, field));
+  return { ...shape, equality: shape.equality.filter(kept), range: shape.range.filter(kept) };
+}
+
+function servingIndex(shape: QueryShape, indexes: CoverageIndex[]): CoverageIndex | undefined {
+  return [ID_INDEX(shape.collection), ...indexes].find((candidate) => serves(candidate, shape));
+}
+
+/** The allow-list entry that lets the shape pass, if any. */
+function allowance(
   shape: QueryShape,
   indexes: CoverageIndex[],
-  allowed: Map<string, AllowListEntry>,
-): Verdict {
+  allowList: AllowListEntry[],
+): AllowListEntry | undefined {
+  return allowList.find((entry) => {
+    if ('shape' in entry) return entry.shape === describeShape(shape);
+    if (entry.collection !== shape.collection) return false;
+    if ('wholeCollection' in entry) return true;
+    return servingIndex(withoutFiltered(shape, entry.filteredFields), indexes) !== undefined;
+  });
+}
+
+function verdictOf(shape: QueryShape, indexes: CoverageIndex[], allowList: AllowListEntry[]): Verdict {
   const empty = !shape.equality.length && !shape.sort.length && !shape.range.length;
   // A count with no filter is answered from the collection's metadata (estimatedDocumentCount).
   if (shape.op === 'count' && empty) return { kind: 'metadata' };
   if (shape.equality.includes('_id')) return { kind: 'id' };
-  const index = [ID_INDEX(shape.collection), ...indexes].find((candidate) => serves(candidate, shape));
-  if (index)
-    return index.key[0][0] === '_id' && index.key.length === 1 ? { kind: 'id' } : { kind: 'index', index };
-  const entry = allowed.get(describeShape(shape));
-  return entry ? { kind: 'allowed', reason: entry.reason } : { kind: 'uncovered' };
+  const index = servingIndex(shape, indexes);
+  if (index) {
+    return index.key.length === 1 && index.key[0][0] === '_id' ? { kind: 'id' } : { kind: 'index', index };
+  }
+  const entry = allowance(shape, indexes, allowList);
+  return entry
+    ? { kind: 'allowed', reason: entry.reason, entry: describeEntry(entry) }
+    : { kind: 'uncovered' };
 }
 
 /** Every recorded shape judged against the declared indexes and the allow-list; unused indexes named. */
@@ -99,19 +136,20 @@ export function analyseCoverage(
   indexes: CoverageIndex[],
   allowList: AllowListEntry[],
 ): CoverageReport {
-  const allowed = new Map(allowList.map((entry) => [entry.shape, entry]));
   const judged = shapes
-    .map((shape) => ({ shape, verdict: verdictOf(shape, indexes, allowed) }))
+    .map((shape) => ({ shape, verdict: verdictOf(shape, indexes, allowList) }))
     .sort((a, b) => describeShape(a.shape).localeCompare(describeShape(b.shape)));
   const used = new Set<CoverageIndex>();
   for (const { shape } of judged) {
     for (const index of indexes) if (serves(index, shape)) used.add(index);
   }
-  const described = new Set(judged.map(({ shape }) => describeShape(shape)));
+  const usedEntries = new Set(
+    judged.map(({ verdict }) => (verdict.kind === 'allowed' ? verdict.entry : undefined)),
+  );
   return {
     shapes: judged,
     unused: indexes.filter((index) => !used.has(index)),
-    unmatchedAllowances: allowList.filter((entry) => !described.has(entry.shape)),
+    unmatchedAllowances: allowList.filter((entry) => !usedEntries.has(describeEntry(entry))),
   };
 }
 
@@ -147,16 +185,17 @@ export function formatReport(report: CoverageReport): string[] {
     for (const { shape } of count('uncovered')) lines.push(`  ${describeShape(shape)}`);
   }
   if (count('allowed').length) {
-    lines.push('', 'Allow-listed shapes:');
+    lines.push('', 'Allow-listed shapes (the entry, then its reason):');
     for (const { shape, verdict } of count('allowed')) {
-      lines.push(`  ${describeShape(shape)}`, `      ${verdict.kind === 'allowed' ? verdict.reason : ''}`);
+      if (verdict.kind !== 'allowed') continue;
+      lines.push(`  ${describeShape(shape)}`, `      by ${verdict.entry}: ${verdict.reason}`);
     }
   }
   lines.push('', `Declared indexes that served no recorded shape: ${report.unused.length}`);
   for (const index of report.unused) lines.push(`  ${describeIndexKey(index)}${keptFor(index)}`);
   if (report.unmatchedAllowances.length) {
     lines.push('', 'Allow-list entries no recorded shape matched:');
-    for (const entry of report.unmatchedAllowances) lines.push(`  ${entry.shape}`);
+    for (const entry of report.unmatchedAllowances) lines.push(`  ${describeEntry(entry)}`);
   }
   return lines;
 }

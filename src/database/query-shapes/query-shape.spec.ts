@@ -10,6 +10,7 @@ describe('shapesOfCommand', () => {
         deletedAt: { $exists: false },
         createdAt: { $gte: new Date(0) },
         address: { city: 'Paris' },
+        subject: /refund/i,
       },
       sort: { createdAt: -1, _id: -1 },
     });
@@ -21,7 +22,7 @@ describe('shapesOfCommand', () => {
         ['createdAt', -1],
         ['_id', -1],
       ],
-      range: ['createdAt'],
+      range: ['createdAt', 'subject'],
     });
   });
 

@@ -41,7 +41,15 @@ const isOperatorObject = (value: unknown): value is Doc => {
   return keys.length > 0 && keys.every((key) => key.startsWith('$'));
 };
 
+/** A regular expression given as the value (`{ name: /ada/i }`): a pattern, not a value to compare with. */
+const isPattern = (value: unknown) =>
+  value instanceof RegExp || (value as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp';
+
 function addField(field: string, condition: unknown, into: Predicates): void {
+  if (isPattern(condition)) {
+    into.range.add(field);
+    return;
+  }
   if (!isOperatorObject(condition)) {
     into.equality.add(field);
     return;
