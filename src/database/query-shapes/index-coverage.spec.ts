@@ -189,6 +189,26 @@ describe('analyseCoverage', () => {
     expect(verdictOf(flagged)).toBe('allowed');
   });
 
+  it('lets an alternative sort be done in memory only where an index serves the filter', () => {
+    const entry = { collection: 'tickets', sortedInMemory: ['subject'], reason: 'one app, admin only' };
+    const byApp = shape({
+      equality: ['appId'],
+      sort: [
+        ['subject', 1],
+        ['_id', 1],
+      ],
+    });
+    const byShop = shape({
+      equality: ['shopId', 'email'],
+      sort: [
+        ['subject', 1],
+        ['_id', 1],
+      ],
+    });
+    const judged = analyseCoverage([byApp, byShop], indexes, [entry]);
+    expect(judged.shapes.map(({ verdict }) => verdict.kind)).toEqual(['allowed', 'uncovered']);
+  });
+
   it('lets fields be filtered outside the index only where an index serves the rest', () => {
     const unsorted = shape({ equality: ['status'], range: ['subject'] });
     const judged = analyseCoverage([unsorted], indexes, [

@@ -14,11 +14,14 @@ export interface CoverageIndex {
 /**
  * One allowance, with its reason. Either one shape as the report prints it (`describeShape`), or fields of a
  * collection that may be filtered outside the index (a shape passes when an index serves it without them;
- * a trailing `*` matches by prefix), or a whole collection that stays small.
+ * a trailing `*` matches by prefix), or sorts done in memory over what an index selects (a shape whose sort
+ * leads with one of the fields passes when an index serves its filter), or a whole collection that stays
+ * small.
  */
 export type AllowListEntry =
   | { shape: string; reason: string }
   | { collection: string; filteredFields: string[]; reason: string }
+  | { collection: string; sortedInMemory: string[]; reason: string }
   | { collection: string; wholeCollection: true; reason: string };
 
 const describeEntry = (entry: AllowListEntry) =>
@@ -26,7 +29,9 @@ const describeEntry = (entry: AllowListEntry) =>
     ? entry.shape
     : 'filteredFields' in entry
       ? `${entry.collection}: filtered outside the index: ${entry.filteredFields.join(', ')}`
-      : `${entry.collection}: every query`;
+      : 'sortedInMemory' in entry
+        ? `${entry.collection}: sorted in memory by ${entry.sortedInMemory.join(', ')}`
+        : `${entry.collection}: every query`;
 
 export type Verdict =
   | { kind: 'index'; index: CoverageIndex }
@@ -111,6 +116,15 @@ function allowance(
     if ('shape' in entry) return entry.shape === describeShape(shape);
     if (entry.collection !== shape.collection) return false;
     if ('wholeCollection' in entry) return true;
+    if ('sortedInMemory' in entry) {
+      // Another sort than the index's: fine when the filter is served, so only its matches are sorted.
+      const [first] = shape.sort;
+      return (
+        first !== undefined &&
+        entry.sortedInMemory.includes(first[0]) &&
+        !!servingIndex({ ...shape, sort: [] }, indexes)
+      );
+    }
     return servingIndex(withoutFiltered(shape, entry.filteredFields), indexes) !== undefined;
   });
 }
