@@ -21,8 +21,8 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
     'tickets aggregate eq(email)',
     'tickets update eq(email)',
     'tickets update eq(messages.authorEmail)',
-    'feedback update eq(email)',
-    'wants update eq(authorEmail)',
+    'feedback update range(email)',
+    'wants update range(authorEmail)',
   ].map((shape) => ({
     shape,
     reason:
@@ -59,7 +59,7 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
   },
   {
     collection: 'tickets',
-    filteredFields: ['subject', 'message', 'topic', 'priority', 'messages.content'],
+    filteredFields: ['subject', 'message', 'email', 'topic', 'priority', 'messages.content'],
     reason:
       'one app’s ticket list: the search is a case-insensitive pattern, topic and priority a few values; ' +
       'filtered while walking the app’s newest-first index a page at a time',
