@@ -30,6 +30,11 @@ export interface PageQuery<T> {
   page: number;
   limit: number;
   projection?: Record<string, 0 | 1>;
+  /**
+   * The sort's fields are unique within the filter (a unique index's fields), so no tie-breaker is added
+   * and that index serves the sort as it is.
+   */
+  uniqueSort?: boolean;
 }
 
 /** The direction of a sort's last key: `_id` follows it, so one index serves the sort and its reverse. */
@@ -49,12 +54,13 @@ export async function findPage<T>(
   model: Model<T>,
   query: PageQuery<T>,
 ): Promise<{ items: T[]; pagination: Pagination }> {
-  const { filter, sort, page, limit, projection } = query;
+  const { filter, sort, page, limit, projection, uniqueSort } = query;
   const unfiltered = Object.keys(filter).length === 0;
+  const stableSort = uniqueSort ? sort : { ...sort, _id: sort._id ?? lastDirection(sort) };
   const [items, total] = await Promise.all([
     model
       .find(filter, projection)
-      .sort({ ...sort, _id: sort._id ?? lastDirection(sort) })
+      .sort(stableSort)
       .skip((page - 1) * limit)
       .limit(limit)
       .lean<T[]>()

@@ -12,6 +12,19 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
     reason: 'back-office accounts: tens of documents; the lists and the last-admin check read them all',
   },
   {
+    collection: 'api_keys',
+    wholeCollection: true,
+    reason:
+      'a few keys per app (hundreds in all): the admin list across apps and its statistics read them all',
+  },
+  {
+    collection: 'email_templates',
+    filteredFields: ['language', 'name', 'subject'],
+    reason:
+      'one scope’s templates (tens): the search is a case-insensitive pattern and language one of a few; ' +
+      'filtered while walking the scope’s by-name index',
+  },
+  {
     collection: 'apps',
     wholeCollection: true,
     reason: 'one document per client application (tens to hundreds); the admin list reads them all by name',
