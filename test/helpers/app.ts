@@ -31,19 +31,22 @@ function inScope<T>(provider: T): T {
   if (typeof provider !== 'object' || provider === null || provider instanceof Connection) return provider;
   // One wrapper per method, so a method read twice is the same function (listeners can be removed again).
   const wrappers = new WeakMap<object, unknown>();
-  return new Proxy(provider, {
+  const proxy: T & object = new Proxy(provider, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       // jest.spyOn reads the method back to return the spy: give it the spy itself.
       if (typeof value !== 'function' || jest.isMockFunction(value)) return value;
       if (!wrappers.has(value)) {
-        wrappers.set(value, (...args: unknown[]) =>
-          inApplicationScope(() => Reflect.apply(value, target, args)),
-        );
+        // `this` is the provider, unless an object made with Object.create(provider) calls it.
+        wrappers.set(value, function (this: unknown, ...args: unknown[]) {
+          const self = this === proxy || this === undefined ? target : this;
+          return inApplicationScope(() => Reflect.apply(value, self, args));
+        });
       }
       return wrappers.get(value);
     },
   });
+  return proxy;
 }
 
 /** Start-up, shut-down and every provider taken with `app.get` run in the application's scope. */
