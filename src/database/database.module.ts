@@ -8,6 +8,7 @@ import { StartupError } from '../common/startup/startup-error';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
 import { DevDatabaseFileLockedError, startDevDatabase, withDatabaseName } from './dev-database';
+import { queryShapeRecording } from './query-shapes/query-shape-recorder';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
 // code that builds its own operator queries wraps them in `mongoose.trusted()`.
@@ -95,7 +96,11 @@ export class DatabaseModule {
               config.get('DEV_DATABASE_MAX_HEAP', { infer: true }),
             );
             const production = config.get('NODE_ENV', { infer: true }) === 'production';
-            return { uri, ...connectionOptions(production, options.autoIndex ?? true) };
+            return {
+              uri,
+              ...connectionOptions(production, options.autoIndex ?? true),
+              ...queryShapeRecording(),
+            };
           },
         }),
       ],

@@ -98,7 +98,7 @@ export function planCollection(
 }
 
 /** What the schema declares, as `createIndex` takes it (Mongoose's `_autoIndex` flag is its own). */
-function declaredIndexes(connection: Connection, modelName: string): DeclaredIndex[] {
+export function declaredIndexes(connection: Connection, modelName: string): DeclaredIndex[] {
   return connection.models[modelName].schema.indexes().map(([key, options]) => {
     const { _autoIndex: _ignored, ...rest } = (options ?? {}) as Options;
     // Mongoose also accepts "ascending"/"descending"; our schemas use 1 and -1, which MongoDB takes as they are.

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { inApplicationScope } from '../../src/database/query-shapes/query-shape-recorder';
 
 export interface TestResponse {
   status: number;
@@ -36,14 +37,17 @@ export class HttpClient {
 
   async request(method: Method, url: string, options: RequestOptions = {}): Promise<TestResponse> {
     const query = Object.fromEntries(Object.entries(options.query ?? {}).map(([k, v]) => [k, String(v)]));
-    const response = await this.app.inject({
-      method,
-      url,
-      query,
-      headers: { ...this.defaultHeaders, ...options.headers },
-      ...(options.body !== undefined ? { payload: options.body as InjectOptions['payload'] } : {}),
-      ...(options.payload !== undefined ? { payload: options.payload } : {}),
-    });
+    // The request's queries are the application's: recorded for the index-coverage gate.
+    const response = await inApplicationScope(() =>
+      this.app.inject({
+        method,
+        url,
+        query,
+        headers: { ...this.defaultHeaders, ...options.headers },
+        ...(options.body !== undefined ? { payload: options.body as InjectOptions['payload'] } : {}),
+        ...(options.payload !== undefined ? { payload: options.payload } : {}),
+      }),
+    );
     const text = response.body;
     let body: unknown = undefined;
     if (String(response.headers['content-type'] ?? '').includes('json') && text.length > 0)

@@ -166,6 +166,8 @@ export function startCompiled(
       NODE_PATH: join(PROJECT_ROOT, 'node_modules'),
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
+      // Its queries are recorded for the index-coverage gate, like the test process's (test/setup/).
+      ...(process.env.QUERY_SHAPES_DIR ? { QUERY_SHAPES_DIR: process.env.QUERY_SHAPES_DIR } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

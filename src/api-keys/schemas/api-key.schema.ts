@@ -31,4 +31,4 @@ export class ApiKey {
 export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
 
 // GET /api-keys?appId=… (newest first by default), stats per app, and deleting an app's keys.
-ApiKeySchema.index({ appId: 1, createdAt: -1 });
+ApiKeySchema.index({ appId: 1, createdAt: -1, _id: -1 });

@@ -30,26 +30,42 @@ export interface PageQuery<T> {
   page: number;
   limit: number;
   projection?: Record<string, 0 | 1>;
+  /**
+   * The sort's fields are unique within the filter (a unique index's fields), so no tie-breaker is added
+   * and that index serves the sort as it is.
+   */
+  uniqueSort?: boolean;
+}
+
+/** The direction of a sort's last key: `_id` follows it, so one index serves the sort and its reverse. */
+function lastDirection(sort: Record<string, SortOrder>): 1 | -1 {
+  const last = Object.values(sort).at(-1);
+  return last === 1 || last === 'asc' || last === 'ascending' ? 1 : -1;
 }
 
 /**
  * One page of lean documents and the total count: two database round trips, run concurrently.
- * `_id` is appended to the sort so pages are stable when the sort key has ties.
+ * `_id` is appended to the sort so pages are stable when the sort key has ties; the list's indexes end with
+ * it (docs/index-coverage.md), so a page is read in index order, never sorted in memory. `total` is exact
+ * for a filtered list (counted on the same index); for an unfiltered one it is the collection's count from
+ * its metadata, which skips a scan of every document (exact on a cleanly running server).
  */
 export async function findPage<T>(
   model: Model<T>,
   query: PageQuery<T>,
 ): Promise<{ items: T[]; pagination: Pagination }> {
-  const { filter, sort, page, limit, projection } = query;
+  const { filter, sort, page, limit, projection, uniqueSort } = query;
+  const unfiltered = Object.keys(filter).length === 0;
+  const stableSort = uniqueSort ? sort : { ...sort, _id: sort._id ?? lastDirection(sort) };
   const [items, total] = await Promise.all([
     model
       .find(filter, projection)
-      .sort({ ...sort, _id: sort._id ?? -1 })
+      .sort(stableSort)
       .skip((page - 1) * limit)
       .limit(limit)
       .lean<T[]>()
       .exec(),
-    model.countDocuments(filter).exec(),
+    unfiltered ? model.estimatedDocumentCount().exec() : model.countDocuments(filter).exec(),
   ]);
   return { items, pagination: paginationOf(page, limit, total) };
 }

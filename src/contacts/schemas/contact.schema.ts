@@ -114,8 +114,16 @@ export class Contact {
 export const ContactSchema = SchemaFactory.createForClass(Contact);
 // One person per address (upserts by address race safely on it).
 ContactSchema.index({ email: 1 }, { unique: true });
-// The admin list: live records newest first, optionally by tag (multikey).
-ContactSchema.index({ deletedAt: 1, createdAt: -1 });
-ContactSchema.index({ tags: 1, createdAt: -1 });
-// The newsletter's subscriber views: one app's subscriptions by status.
-ContactSchema.index({ 'subscriptions.appId': 1, 'subscriptions.status': 1 });
+// The admin list: live records newest first, optionally by tag (multikey); `_id` is the page's tie-breaker.
+ContactSchema.index({ deletedAt: 1, createdAt: -1, _id: -1 });
+ContactSchema.index({ tags: 1, deletedAt: 1, createdAt: -1, _id: -1 });
+// A campaign's audience in `_id` order (ContactsService.audience), and the subscriber counts by status.
+ContactSchema.index({
+  'subscriptions.appId': 1,
+  'subscriptions.status': 1,
+  deletedAt: 1,
+  _id: 1,
+  'consent.blog': 1,
+});
+// The newsletter's subscriber list: one app's live subscribers newest first.
+ContactSchema.index({ 'subscriptions.appId': 1, deletedAt: 1, createdAt: -1, _id: -1 });

@@ -6,7 +6,7 @@ import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
 import { countByFields } from '../../common/stats/count-by';
 import type { EmailJobStats, ListEmailJobsQuery } from './dto/email-job.dto';
-import { EmailJob } from './schemas/email-job.schema';
+import { EMAIL_JOB_STATUSES, EmailJob } from './schemas/email-job.schema';
 
 /** Read-only views of the queue for the back office. */
 @Injectable()
@@ -28,9 +28,9 @@ export class EmailJobsService {
   }
 
   async stats(campaignId?: string): Promise<EmailJobStats> {
-    const { total, by } = await countByFields(this.jobs, campaignId ? { campaignId } : {}, [
-      'status',
-    ] as const);
+    const { total, by } = campaignId
+      ? await countByFields(this.jobs, { campaignId }, ['status'] as const)
+      : await this.countByStatus();
     const counters = {
       pending: by.status.pending ?? 0,
       processing: by.status.processing ?? 0,
@@ -42,5 +42,17 @@ export class EmailJobsService {
     const finished = counters.completed + counters.dead;
     const percentage = total === 0 ? 0 : Math.floor((finished / total) * 100);
     return { ...counters, progress: { ...counters, percentage } };
+  }
+
+  /**
+   * The whole queue's counts, one count per status on the `{status, …}` index: each reads only the keys of
+   * its status, never the documents, where one grouping over the collection would read every job.
+   */
+  private async countByStatus(): Promise<{ total: number; by: { status: Record<string, number> } }> {
+    const counts = await Promise.all(
+      EMAIL_JOB_STATUSES.map((status) => this.jobs.countDocuments({ status }).exec()),
+    );
+    const status = Object.fromEntries(EMAIL_JOB_STATUSES.map((name, i) => [name, counts[i]]));
+    return { total: counts.reduce((sum, count) => sum + count, 0), by: { status } };
   }
 }

@@ -75,6 +75,8 @@ export class EmailTemplatesService {
     return findPage(this.templates, {
       filter,
       sort: { name: 1, language: 1 },
+      // One template per scope, name and language (the unique index): ties cannot happen.
+      uniqueSort: true,
       page: query.page,
       limit: query.limit,
     });

@@ -32,10 +32,10 @@ export class Feedback {
 export const FeedbackSchema = SchemaFactory.createForClass(Feedback);
 
 // Admin list, newest first (the default sort) and stats by app.
-FeedbackSchema.index({ appId: 1, createdAt: -1 });
+FeedbackSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 // Admin list filtered by status (the inbox: new first).
-FeedbackSchema.index({ appId: 1, status: 1, createdAt: -1 });
+FeedbackSchema.index({ appId: 1, status: 1, createdAt: -1, _id: -1 });
 // Admin list filtered by type.
-FeedbackSchema.index({ appId: 1, type: 1, createdAt: -1 });
+FeedbackSchema.index({ appId: 1, type: 1, createdAt: -1, _id: -1 });
 // Admin list filtered by priority.
-FeedbackSchema.index({ appId: 1, priority: 1, createdAt: -1 });
+FeedbackSchema.index({ appId: 1, priority: 1, createdAt: -1, _id: -1 });

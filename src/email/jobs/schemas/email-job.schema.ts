@@ -74,7 +74,16 @@ EmailJobSchema.index({ status: 1, type: 1, leaseExpiresAt: 1 });
 // The admin list and statistics filters by campaign (and status: the prefix), and a campaign's recount
 // (EmailJobStore.campaignJobCounts groups by the other three fields, so this index covers it).
 EmailJobSchema.index({ campaignId: 1, status: 1, type: 1, messageId: 1 });
-EmailJobSchema.index({ type: 1, status: 1, createdAt: -1 });
+// The admin list (GET /admin/email-jobs), newest first with `_id` as the page's tie-breaker: by type (and
+// status), by campaign, or unfiltered.
+EmailJobSchema.index({ type: 1, status: 1, createdAt: -1, _id: -1 });
+EmailJobSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
+EmailJobSchema.index({ createdAt: -1, _id: -1 });
+// CampaignHolds.release: only held messages are in it, so each release round reads the next held ones.
+EmailJobSchema.index(
+  { campaignId: 1, heldAt: 1 },
+  { partialFilterExpression: { heldAt: { $exists: true } } },
+);
 EmailJobSchema.index({ messageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
 EmailJobSchema.index({ 'payload.to': 1, createdAt: 1 });

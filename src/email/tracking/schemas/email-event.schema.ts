@@ -50,18 +50,18 @@ export class EmailEvent {
 
 export const EmailEventSchema = SchemaFactory.createForClass(EmailEvent);
 // Indexes of GET /admin/email-events, one per filter (equality on the filter's field, then the createdAt
-// sort; EMAIL_EVENT_FILTER_ORDER in EmailEventsService names which leads when several filters are given, the
+// sort, then `_id`, the page's tie-breaker; EMAIL_EVENT_FILTER_ORDER in EmailEventsService names which leads when several filters are given, the
 // others are residual conditions). Analytics never read this collection: they read the counters.
 // messageId: the events of one message (also GET /admin/email-events/message/{messageId}).
-EmailEventSchema.index({ messageId: 1, createdAt: -1 });
+EmailEventSchema.index({ messageId: 1, createdAt: -1, _id: -1 });
 // contactId: a person's events, newest first (also their data export).
-EmailEventSchema.index({ contactId: 1, createdAt: -1 });
+EmailEventSchema.index({ contactId: 1, createdAt: -1, _id: -1 });
 // campaignId: a campaign's events (docs/architecture.md "Database": events are keyed by campaign).
-EmailEventSchema.index({ campaignId: 1, createdAt: -1 });
+EmailEventSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 // appId: one app's events.
-EmailEventSchema.index({ appId: 1, createdAt: -1 });
+EmailEventSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 // type, and provider: the rarer filters on their own.
-EmailEventSchema.index({ type: 1, createdAt: -1 });
-EmailEventSchema.index({ provider: 1, createdAt: -1 });
+EmailEventSchema.index({ type: 1, createdAt: -1, _id: -1 });
+EmailEventSchema.index({ provider: 1, createdAt: -1, _id: -1 });
 // No filter: the newest events.
-EmailEventSchema.index({ createdAt: -1 });
+EmailEventSchema.index({ createdAt: -1, _id: -1 });

@@ -62,7 +62,8 @@ export class Campaign {
 }
 
 export const CampaignSchema = SchemaFactory.createForClass(Campaign);
-CampaignSchema.index({ appId: 1, createdAt: -1 });
-CampaignSchema.index({ appId: 1, status: 1, createdAt: -1 });
+// The app's list, newest first (`_id`: the page's tie-breaker), optionally by status.
+CampaignSchema.index({ appId: 1, createdAt: -1, _id: -1 });
+CampaignSchema.index({ appId: 1, status: 1, createdAt: -1, _id: -1 });
 // CampaignProgress.sweep: the campaigns still sending, across apps (a background task, not a request).
 CampaignSchema.index({ status: 1 });

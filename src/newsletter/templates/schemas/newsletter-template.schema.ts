@@ -24,4 +24,4 @@ export class NewsletterTemplate {
 
 export const NewsletterTemplateSchema = SchemaFactory.createForClass(NewsletterTemplate);
 // The app's list, newest first; lookups by id are scoped by app in the filter.
-NewsletterTemplateSchema.index({ appId: 1, createdAt: -1 });
+NewsletterTemplateSchema.index({ appId: 1, createdAt: -1, _id: -1 });

@@ -1,0 +1,98 @@
+import type { AllowListEntry } from './index-coverage';
+
+/**
+ * Query shapes no index serves, on purpose, each with why reading them without one is acceptable
+ * (docs/index-coverage.md). Keep it short: an entry belongs here only when what is read stays bounded (a
+ * small collection, one app's records, a page walked in index order), never on a path every request takes.
+ */
+export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
+  {
+    collection: 'users',
+    wholeCollection: true,
+    reason: 'back-office accounts: tens of documents; the lists and the last-admin check read them all',
+  },
+  {
+    collection: 'api_keys',
+    wholeCollection: true,
+    reason:
+      'a few keys per app (hundreds in all): the admin list across apps and its statistics read them all',
+  },
+  {
+    collection: 'email_templates',
+    filteredFields: ['language', 'name', 'subject'],
+    reason:
+      'one scope’s templates (tens): the search is a case-insensitive pattern and language one of a few; ' +
+      'filtered while walking the scope’s by-name index',
+  },
+  {
+    collection: 'apps',
+    wholeCollection: true,
+    reason: 'one document per client application (tens to hundreds); the admin list reads them all by name',
+  },
+  ...[
+    'tickets find eq(email) sort(createdAt:1,_id:1)',
+    'tickets aggregate eq(email)',
+    'tickets update eq(email)',
+    'tickets update eq(messages.authorEmail)',
+    'feedback update range(email)',
+    'wants update range(authorEmail)',
+  ].map((shape) => ({
+    shape,
+    reason:
+      'one person’s data export or GDPR erasure across apps: one operator command per person; tenant ' +
+      'collections’ indexes lead with appId (sharding), which this address-only lookup cannot use',
+  })),
+  {
+    collection: 'contacts',
+    filteredFields: ['email', 'firstName', 'lastName', 'consent.*', 'subscriptions.status'],
+    reason:
+      'admin and subscriber lists: the search is a case-insensitive pattern no index bounds, consent (five ' +
+      'categories) and subscription status are a few values; all are filtered while the list walks its ' +
+      'newest-first index a page at a time (an index per category would add keys to every contact write)',
+  },
+  {
+    collection: 'email_jobs',
+    filteredFields: ['status', 'type'],
+    reason:
+      'admin job list and a recipient’s jobs: status and type take a handful of values each, filtered while ' +
+      'the list walks the newest-first index of its campaign, of all jobs, or of the recipient',
+  },
+  {
+    shape: 'email_jobs find eq(type) range(payload.recipients.to)',
+    reason:
+      'GDPR erasure: inline-recipient plan jobs (one per thousand recipients) matched case-insensitively; ' +
+      'one operator command per person',
+  },
+  {
+    collection: 'email_events',
+    filteredFields: ['type', 'provider'],
+    reason:
+      'event list: the first filter of EMAIL_EVENT_FILTER_ORDER leads its index; type and provider (a few ' +
+      'values each) are then filtered while walking it',
+  },
+  {
+    collection: 'tickets',
+    filteredFields: ['subject', 'message', 'email', 'topic', 'priority', 'messages.content'],
+    reason:
+      'one app’s ticket list: the search is a case-insensitive pattern, topic and priority a few values; ' +
+      'filtered while walking the app’s newest-first index a page at a time',
+  },
+  {
+    collection: 'tickets',
+    sortedInMemory: ['priorityRank', 'statusRank', 'subject', 'updatedAt'],
+    reason: 'alternative sorts of one app’s admin ticket list: sorted over that app’s selected tickets only',
+  },
+  {
+    collection: 'feedback',
+    sortedInMemory: ['type', 'status', 'priority', 'updatedAt'],
+    reason:
+      'alternative sorts of one app’s admin feedback list: sorted over that app’s selected records only',
+  },
+  {
+    collection: 'wants',
+    filteredFields: ['category', 'status'],
+    reason:
+      'one app’s wants by age: category and status (a few values) filtered while walking the app’s ' +
+      'oldest/newest-first index',
+  },
+];
