@@ -8,7 +8,7 @@ const USAGE = 'Usage: npm run db:coverage -- [<recordings directory>]';
  * `npm run db:coverage`: the index-coverage report of the latest test run (or of the recordings directory
  * given): how many query shapes it recorded, how many an index serves, the allow-listed ones with their
  * reasons, the uncovered ones and the declared indexes no shape used. Exits 1 when a shape is uncovered.
- * docs/index-coverage.md.
+ * docs/operations/index-coverage.md.
  */
 function main(): number {
   const args = process.argv.slice(2);

@@ -11,7 +11,7 @@ const GATE = join(__dirname, '..', '..', 'src', 'database', 'query-shapes', 'cov
 const TITLE = 'every recorded query shape is served by a declared index or allow-listed';
 
 /**
- * The index-coverage gate (docs/index-coverage.md). After the last test file, it judges every query shape the
+ * The index-coverage gate (docs/operations/index-coverage.md). After the last test file, it judges every query shape the
  * run recorded (test/setup/global-setup.ts) and adds the verdict to Jest's results as one more test, so a
  * failure shows in the summary, in the exit code and in the JSON report that CI counts. A reporter, not a
  * global teardown: Jest writes its JSON report after the teardown, and a throwing teardown leaves none.

@@ -46,7 +46,7 @@ function lastDirection(sort: Record<string, SortOrder>): 1 | -1 {
 /**
  * One page of lean documents and the total count: two database round trips, run concurrently.
  * `_id` is appended to the sort so pages are stable when the sort key has ties; the list's indexes end with
- * it (docs/index-coverage.md), so a page is read in index order, never sorted in memory. `total` is exact
+ * it (docs/operations/index-coverage.md), so a page is read in index order, never sorted in memory. `total` is exact
  * for a filtered list (counted on the same index); for an unfiltered one it is the collection's count from
  * its metadata, which skips a scan of every document (exact on a cleanly running server).
  */

@@ -2,7 +2,7 @@ import type { AllowListEntry } from './index-coverage';
 
 /**
  * Query shapes no index serves, on purpose, each with why reading them without one is acceptable
- * (docs/index-coverage.md). Keep it short: an entry belongs here only when what is read stays bounded (a
+ * (docs/operations/index-coverage.md). Keep it short: an entry belongs here only when what is read stays bounded (a
  * small collection, one app's records, a page walked in index order), never on a path every request takes.
  */
 export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [

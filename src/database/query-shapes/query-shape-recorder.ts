@@ -12,7 +12,7 @@ import { QUERY_SHAPES_DIR_VARIABLE, type QueryShapeRecord, RECORDING_SUFFIX } fr
 
 /**
  * Records the shape of every query this process sends, for the index-coverage gate of the test run
- * (docs/index-coverage.md). Only active when QUERY_SHAPES_DIR is set, which only the tests do.
+ * (docs/operations/index-coverage.md). Only active when QUERY_SHAPES_DIR is set, which only the tests do.
  */
 
 const applicationScope = new AsyncLocalStorage<true>();

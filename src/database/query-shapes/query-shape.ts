@@ -1,7 +1,7 @@
 /**
  * A query's shape: which fields it compares for equality, sorts on and bounds by a range, with every value
  * dropped. Built from the commands the MongoDB driver sends, so it is what the database is asked, whatever
- * code built the query. docs/index-coverage.md says what each part means.
+ * code built the query. docs/operations/index-coverage.md says what each part means.
  */
 export interface QueryShape {
   collection: string;
