@@ -53,6 +53,7 @@ class ProbeController {
     const { items, pagination } = await findPage(this.probe.items, {
       filter: {},
       sort: { name: 1 },
+      uniqueSort: true,
       page: query.page,
       limit: query.limit,
     });

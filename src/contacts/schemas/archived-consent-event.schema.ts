@@ -25,4 +25,4 @@ export class ArchivedConsentEvent {
 
 export const ArchivedConsentEventSchema = SchemaFactory.createForClass(ArchivedConsentEvent);
 // A person's history in order (export, GDPR delete): equality on the contact, sorted by time.
-ArchivedConsentEventSchema.index({ contactId: 1, at: 1 });
+ArchivedConsentEventSchema.index({ contactId: 1, at: 1, _id: 1 });

@@ -21,7 +21,7 @@ export interface CoverageIndex {
 export type AllowListEntry =
   | { shape: string; reason: string }
   | { collection: string; filteredFields: string[]; reason: string }
-  | { collection: string; sortedInMemory: string[]; reason: string }
+  | { collection: string; sortedInMemory: string[]; alsoFiltered?: string[]; reason: string }
   | { collection: string; wholeCollection: true; reason: string };
 
 const describeEntry = (entry: AllowListEntry) =>
@@ -122,7 +122,7 @@ function allowance(
       return (
         first !== undefined &&
         entry.sortedInMemory.includes(first[0]) &&
-        !!servingIndex({ ...shape, sort: [] }, indexes)
+        !!servingIndex(withoutFiltered({ ...shape, sort: [] }, entry.alsoFiltered ?? []), indexes)
       );
     }
     return servingIndex(withoutFiltered(shape, entry.filteredFields), indexes) !== undefined;
