@@ -6,6 +6,7 @@ import {
   ThrottlerGuard,
   type ThrottlerLimitDetail,
   type ThrottlerModuleOptions,
+  type ThrottlerOptions,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/env';
@@ -67,12 +68,106 @@ export function throttlerOptions(config: ConfigService<AppConfig, true>): Thrott
 export const RouteLimit = (limit: number, ttlMs = MINUTE_MS) =>
   applyDecorators(Throttle({ route: { limit, ttl: ttlMs } }), SetMetadata(ROUTE_LIMITED, true));
 
+/** The throttler's own metadata keys (`@Throttle`, `@SkipThrottle`), as @nestjs/throttler writes them. */
+const THROTTLER_METADATA = {
+  skip: 'THROTTLER:SKIP',
+  limit: 'THROTTLER:LIMIT',
+  ttl: 'THROTTLER:TTL',
+  blockDuration: 'THROTTLER:BLOCK_DURATION',
+  tracker: 'THROTTLER:TRACKER',
+  keyGenerator: 'THROTTLER:KEY_GENERATOR',
+} as const;
+
+type Resolvable<T> = T | ((context: ExecutionContext) => T | Promise<T>);
+
+/** One limit a route counts: a named throttler with the route's (or its controller's) overrides applied. */
+interface RouteThrottler {
+  throttler: ThrottlerOptions & { name: string };
+  limit: Resolvable<number>;
+  ttl: Resolvable<number>;
+  blockDuration: Resolvable<number> | undefined;
+  getTracker: NonNullable<ThrottlerOptions['getTracker']>;
+  generateKey: NonNullable<ThrottlerOptions['generateKey']>;
+}
+
+/** A limit's value: a number given as such, or what a function of the request returns. */
+async function resolved(value: Resolvable<number>, context: ExecutionContext, what: string): Promise<number> {
+  const number = typeof value === 'function' ? await value(context) : value;
+  if (typeof number !== 'number' || Number.isNaN(number)) {
+    throw new Error(`Invalid "${what}" for a throttler: expected a number, got ${JSON.stringify(number)}`);
+  }
+  return number;
+}
+
 /**
  * The throttler guard, answering every 429 with a plain `Retry-After` (seconds), whichever limit was hit,
  * and counting a client by `clientIp` (a forwarded value that is not an IP buys no budget of its own).
+ *
+ * The route's limits are read from its metadata once, at its first request (`limitsOf`): the library's guard
+ * asks the Reflector eleven times on every request for values fixed when the route was declared. Counting,
+ * headers and refusals are the library's (`handleRequest`), so the semantics and the storage stay its.
  */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {
+  private readonly limitsByHandler = new WeakMap<object, Map<object, RouteThrottler[]>>();
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    for (const limit of this.limitsOf(context)) {
+      const skipIf = limit.throttler.skipIf ?? this.commonOptions.skipIf;
+      if (skipIf?.(context)) continue;
+      const ttl = await resolved(limit.ttl, context, 'ttl');
+      await this.handleRequest({
+        context,
+        throttler: limit.throttler,
+        limit: await resolved(limit.limit, context, 'limit'),
+        ttl,
+        blockDuration:
+          limit.blockDuration === undefined
+            ? ttl
+            : await resolved(limit.blockDuration, context, 'blockDuration'),
+        getTracker: limit.getTracker,
+        generateKey: limit.generateKey,
+      });
+    }
+    return true;
+  }
+
+  /** The limits of the route `context` is about, read from its metadata on its first request. */
+  private limitsOf(context: ExecutionContext): RouteThrottler[] {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byController = this.limitsByHandler.get(handler);
+    if (!byController) this.limitsByHandler.set(handler, (byController = new Map()));
+    let limits = byController.get(controller);
+    if (!limits) byController.set(controller, (limits = this.readLimits(handler, controller)));
+    return limits;
+  }
+
+  private readLimits(handler: object, controller: object): RouteThrottler[] {
+    const read = <T>(key: string, name: string) =>
+      this.reflector.getAllAndOverride<T | undefined>(key + name, [handler as never, controller as never]);
+    return this.throttlers
+      .filter((throttler) => !read<boolean>(THROTTLER_METADATA.skip, throttler.name!))
+      .map((throttler) => {
+        const name = throttler.name!;
+        return {
+          throttler: throttler as RouteThrottler['throttler'],
+          limit: read<Resolvable<number>>(THROTTLER_METADATA.limit, name) ?? throttler.limit,
+          ttl: read<Resolvable<number>>(THROTTLER_METADATA.ttl, name) ?? throttler.ttl,
+          blockDuration:
+            read<Resolvable<number>>(THROTTLER_METADATA.blockDuration, name) ?? throttler.blockDuration,
+          getTracker:
+            read<RouteThrottler['getTracker']>(THROTTLER_METADATA.tracker, name) ??
+            throttler.getTracker ??
+            this.commonOptions.getTracker!,
+          generateKey:
+            read<RouteThrottler['generateKey']>(THROTTLER_METADATA.keyGenerator, name) ??
+            throttler.generateKey ??
+            this.commonOptions.generateKey!,
+        };
+      });
+  }
+
   protected override getTracker(request: FastifyRequest): Promise<string> {
     return Promise.resolve(normalizeIp(clientIp(request), this.ipv6SubnetPrefix));
   }
