@@ -109,7 +109,7 @@ export class CredentialGuard implements CanActivate {
     const handler = context.getHandler();
     const controller = context.getClass();
     let byController = this.policies.get(handler);
-    if (!byController) this.policies.set(handler, (byController = new Map()));
+    if (!byController) this.policies.set(handler, (byController = new Map<object, AuthPolicy>()));
     let policy = byController.get(controller);
     if (!policy) {
       policy =

@@ -79,15 +79,27 @@ const THROTTLER_METADATA = {
 } as const;
 
 type Resolvable<T> = T | ((context: ExecutionContext) => T | Promise<T>);
+type Tracker = NonNullable<ThrottlerOptions['getTracker']>;
+type KeyGenerator = NonNullable<ThrottlerOptions['generateKey']>;
+
+interface LimitValues {
+  limit: number;
+  ttl: number;
+  blockDuration: number;
+}
 
 /** One limit a route counts: a named throttler with the route's (or its controller's) overrides applied. */
 interface RouteThrottler {
-  throttler: ThrottlerOptions & { name: string };
-  limit: Resolvable<number>;
-  ttl: Resolvable<number>;
-  blockDuration: Resolvable<number> | undefined;
-  getTracker: NonNullable<ThrottlerOptions['getTracker']>;
-  generateKey: NonNullable<ThrottlerOptions['generateKey']>;
+  name: string;
+  skipIf: ThrottlerOptions['skipIf'];
+  /** The values when all are numbers (every limit of this service); else resolved per request. */
+  values: LimitValues | undefined;
+  declared: { limit: Resolvable<number>; ttl: Resolvable<number>; blockDuration?: Resolvable<number> };
+  /** Undefined: the client's address (`clientKey`), without a promise per request. */
+  getTracker: Tracker | undefined;
+  generateKey: KeyGenerator;
+  /** The X-RateLimit-* header names, when this throttler sets them. */
+  headers: { limit: string; remaining: string; reset: string } | undefined;
 }
 
 /** A limit's value: a number given as such, or what a function of the request returns. */
@@ -103,33 +115,61 @@ async function resolved(value: Resolvable<number>, context: ExecutionContext, wh
  * The throttler guard, answering every 429 with a plain `Retry-After` (seconds), whichever limit was hit,
  * and counting a client by `clientIp` (a forwarded value that is not an IP buys no budget of its own).
  *
- * The route's limits are read from its metadata once, at its first request (`limitsOf`): the library's guard
- * asks the Reflector eleven times on every request for values fixed when the route was declared. Counting,
- * headers and refusals are the library's (`handleRequest`), so the semantics and the storage stay its.
+ * A route's limits are read from its metadata once, at its first request (`limitsOf`): the library's guard
+ * asked the Reflector eleven times and awaited six promises on every request for values fixed when the route
+ * was declared (about 10 µs of a 75 µs route here). Counting stays the storage's (`increment`, in Redis with
+ * REDIS_URL), and the answers stay the library's: its X-RateLimit-* headers, its 429 message.
  */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {
   private readonly limitsByHandler = new WeakMap<object, Map<object, RouteThrottler[]>>();
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    for (const limit of this.limitsOf(context)) {
-      const skipIf = limit.throttler.skipIf ?? this.commonOptions.skipIf;
-      if (skipIf?.(context)) continue;
-      const ttl = await resolved(limit.ttl, context, 'ttl');
-      await this.handleRequest({
-        context,
-        throttler: limit.throttler,
-        limit: await resolved(limit.limit, context, 'limit'),
-        ttl,
-        blockDuration:
-          limit.blockDuration === undefined
-            ? ttl
-            : await resolved(limit.blockDuration, context, 'blockDuration'),
-        getTracker: limit.getTracker,
-        generateKey: limit.generateKey,
-      });
+    const limits = this.limitsOf(context);
+    if (limits.length === 0) return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    for (const limit of limits) {
+      if (limit.skipIf?.(context)) continue;
+      const values = limit.values ?? (await this.resolveValues(limit, context));
+      const tracker = limit.getTracker ? await limit.getTracker(request, context) : this.clientKey(request);
+      const key = limit.generateKey(context, tracker, limit.name);
+      const record = await this.storageService.increment(
+        key,
+        values.ttl,
+        values.limit,
+        values.blockDuration,
+        limit.name,
+      );
+      if (record.isBlocked) {
+        await this.throwThrottlingException(context, { ...values, ...record, key, tracker });
+      }
+      if (limit.headers) {
+        void reply
+          .header(limit.headers.limit, values.limit)
+          .header(limit.headers.remaining, Math.max(0, values.limit - record.totalHits))
+          .header(limit.headers.reset, record.timeToExpire);
+      }
     }
     return true;
+  }
+
+  /** The client's budget key part: its address, an IPv6 one by its /64 (the library's `normalizeIp`). */
+  private clientKey(request: FastifyRequest): string {
+    return normalizeIp(clientIp(request), this.ipv6SubnetPrefix);
+  }
+
+  private async resolveValues(limit: RouteThrottler, context: ExecutionContext): Promise<LimitValues> {
+    const ttl = await resolved(limit.declared.ttl, context, 'ttl');
+    return {
+      limit: await resolved(limit.declared.limit, context, 'limit'),
+      ttl,
+      blockDuration:
+        limit.declared.blockDuration === undefined
+          ? ttl
+          : await resolved(limit.declared.blockDuration, context, 'blockDuration'),
+    };
   }
 
   /** The limits of the route `context` is about, read from its metadata on its first request. */
@@ -137,7 +177,8 @@ export class ClientThrottlerGuard extends ThrottlerGuard {
     const handler = context.getHandler();
     const controller = context.getClass();
     let byController = this.limitsByHandler.get(handler);
-    if (!byController) this.limitsByHandler.set(handler, (byController = new Map()));
+    if (!byController)
+      this.limitsByHandler.set(handler, (byController = new Map<object, RouteThrottler[]>()));
     let limits = byController.get(controller);
     if (!limits) byController.set(controller, (limits = this.readLimits(handler, controller)));
     return limits;
@@ -148,28 +189,45 @@ export class ClientThrottlerGuard extends ThrottlerGuard {
       this.reflector.getAllAndOverride<T | undefined>(key + name, [handler as never, controller as never]);
     return this.throttlers
       .filter((throttler) => !read<boolean>(THROTTLER_METADATA.skip, throttler.name!))
-      .map((throttler) => {
+      .map((throttler): RouteThrottler => {
         const name = throttler.name!;
-        return {
-          throttler: throttler as RouteThrottler['throttler'],
+        const declared = {
           limit: read<Resolvable<number>>(THROTTLER_METADATA.limit, name) ?? throttler.limit,
           ttl: read<Resolvable<number>>(THROTTLER_METADATA.ttl, name) ?? throttler.ttl,
           blockDuration:
             read<Resolvable<number>>(THROTTLER_METADATA.blockDuration, name) ?? throttler.blockDuration,
+        };
+        const { limit, ttl } = declared;
+        const blockDuration = declared.blockDuration ?? ttl;
+        const fixed =
+          typeof limit === 'number' && typeof ttl === 'number' && typeof blockDuration === 'number';
+        if (throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) {
+          throw new Error('ClientThrottlerGuard does not read ignoreUserAgents: every client counts');
+        }
+        const suffix = name === 'default' ? '' : `-${name}`;
+        return {
+          name,
+          skipIf: throttler.skipIf ?? this.commonOptions.skipIf,
+          values: fixed ? { limit, ttl, blockDuration } : undefined,
+          declared,
           getTracker:
-            read<RouteThrottler['getTracker']>(THROTTLER_METADATA.tracker, name) ??
+            read<Tracker>(THROTTLER_METADATA.tracker, name) ??
             throttler.getTracker ??
-            this.commonOptions.getTracker!,
+            (Array.isArray(this.options) ? undefined : this.options.getTracker),
           generateKey:
-            read<RouteThrottler['generateKey']>(THROTTLER_METADATA.keyGenerator, name) ??
+            read<KeyGenerator>(THROTTLER_METADATA.keyGenerator, name) ??
             throttler.generateKey ??
             this.commonOptions.generateKey!,
+          headers:
+            (throttler.setHeaders ?? this.commonOptions.setHeaders ?? true)
+              ? {
+                  limit: `${this.headerPrefix}-Limit${suffix}`,
+                  remaining: `${this.headerPrefix}-Remaining${suffix}`,
+                  reset: `${this.headerPrefix}-Reset${suffix}`,
+                }
+              : undefined,
         };
       });
-  }
-
-  protected override getTracker(request: FastifyRequest): Promise<string> {
-    return Promise.resolve(normalizeIp(clientIp(request), this.ipv6SubnetPrefix));
   }
 
   protected override async throwThrottlingException(
