@@ -117,12 +117,19 @@ async function resolved(value: Resolvable<number>, context: ExecutionContext, wh
  *
  * A route's limits are read from its metadata once, at its first request (`limitsOf`): the library's guard
  * asked the Reflector eleven times and awaited six promises on every request for values fixed when the route
- * was declared (about 10 µs of a 75 µs route here). Counting stays the storage's (`increment`, in Redis with
+ * was declared (docs/decisions.md, issue 28). Counting stays the storage's (`increment`, in Redis with
  * REDIS_URL), and the answers stay the library's: its X-RateLimit-* headers, its 429 message.
  */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {
   private readonly limitsByHandler = new WeakMap<object, Map<object, RouteThrottler[]>>();
+
+  override async onModuleInit(): Promise<void> {
+    await super.onModuleInit();
+    if (this.commonOptions.ignoreUserAgents || this.throttlers.some((t) => t.ignoreUserAgents)) {
+      throw new Error('ClientThrottlerGuard does not read ignoreUserAgents: every client counts');
+    }
+  }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const limits = this.limitsOf(context);
@@ -201,9 +208,6 @@ export class ClientThrottlerGuard extends ThrottlerGuard {
         const blockDuration = declared.blockDuration ?? ttl;
         const fixed =
           typeof limit === 'number' && typeof ttl === 'number' && typeof blockDuration === 'number';
-        if (throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) {
-          throw new Error('ClientThrottlerGuard does not read ignoreUserAgents: every client counts');
-        }
         const suffix = name === 'default' ? '' : `-${name}`;
         return {
           name,
