@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -42,9 +43,49 @@ export function summariseProfile(path: string, top = 15): { where: string; share
     .map(([where, count]) => ({ where, share: `${((100 * count) / total).toFixed(1)} %` }));
 }
 
+/** A function as a profile names it: its name, and the file and line it is defined at. */
+function functionOf(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  if (!url) return `(${functionName || 'native'})`.replace(/^\(\((.*)\)\)$/, '($1)');
+  const file = /node_modules\/(.+)$/.exec(url)?.[1] ?? /\/dist\/(.+)$/.exec(url)?.[1] ?? url;
+  return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+}
+
+/**
+ * The `top` functions by total time (their own and their callees', each sample counted once per function
+ * however deep the recursion), with their self time beside: where a route's time goes, not only where it ends.
+ */
+export function summariseFunctions(
+  path: string,
+  top = 40,
+): { function: string; total: string; self: string }[] {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  for (const id of profile.samples) {
+    const leaf = functionOf(byId.get(id)!);
+    self.set(leaf, (self.get(leaf) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const name = functionOf(byId.get(at)!);
+      if (!seen.has(name)) total.set(name, (total.get(name) ?? 0) + 1);
+      seen.add(name);
+    }
+  }
+  const share = (count: number) => `${((100 * count) / profile.samples.length).toFixed(1)} %`;
+  return [...total]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, count]) => ({ function: name, total: share(count), self: share(self.get(name) ?? 0) }));
+}
+
 /**
  * With BENCH_PROFILE set, the node arguments that make a server write a CPU profile when it exits, and a
- * report of it (`top` buckets) once it has; without, no arguments and no report.
+ * report of it (`top` buckets) once it has, with BENCH_PROFILE=functions also by function; without, no
+ * arguments and no report.
  */
 export function serverProfile(): { nodeArgs: string[]; report(title: string, top?: number): void } {
   if (!process.env.BENCH_PROFILE) return { nodeArgs: [], report: () => undefined };
@@ -55,6 +96,10 @@ export function serverProfile(): { nodeArgs: string[]; report(title: string, top
       const [file] = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
       console.log(`Server CPU time by where it was spent (self time, ${title}):`);
       console.table(summariseProfile(join(dir, file), top));
+      if (process.env.BENCH_PROFILE === 'functions') {
+        console.log(`By function (total and self time, ${title}); the profile: ${join(dir, file)}`);
+        console.table(summariseFunctions(join(dir, file), 80));
+      }
     },
   };
 }

@@ -4,8 +4,10 @@
  *
  *   npm run bench -- pipeline
  *   BENCH_PROFILE=1 npm run bench -- pipeline   (adds where the server's CPU time went, by package)
+ *   BENCH_PROFILE=functions npm run bench -- pipeline   (and by function, total and self time)
  *   BENCH_ONLY=unknown npm run bench -- pipeline   (only the scenarios whose name contains a word, and the baseline)
- *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench -- pipeline   (that build's unknown route beside, in one run)
+ *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench -- pipeline   (that build's answers to the same paths beside,
+ *     in one run)
  *
  * - an unknown route: the pipeline alone (hooks, security headers, request id, access log, the 404 envelope);
  * - `GET /health/live`: the pipeline plus a public route that never touches the database;
@@ -51,23 +53,30 @@ async function main(): Promise<void> {
   });
   try {
     const only = process.env.BENCH_ONLY;
+    // The same paths on both builds, the baseline's right after this build's, so drift hits both alike.
+    const paths: { name: string; path: string; admin?: boolean }[] = [
+      { name: 'unknown route (404)', path: '/no/such/route' },
+      { name: 'GET /health/live', path: '/health/live' },
+      { name: 'GET /health', path: '/health' },
+      { name: 'GET /auth/me', path: '/auth/me', admin: true },
+    ];
+    const scenarios = paths.flatMap(({ name, path, admin }) => [
+      { name, url: `${server.baseUrl}${path}`, headers: admin ? server.admin : {}, pid: server.pid },
+      ...(before
+        ? [
+            {
+              name: `before: ${name}`,
+              url: `${before.baseUrl}${path}`,
+              headers: admin ? before.admin : {},
+              pid: before.pid,
+            },
+          ]
+        : []),
+    ]);
     await runScenarios(
       [
         { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {}, pid: bare.pid },
-        { name: 'unknown route (404)', url: `${server.baseUrl}/no/such/route`, headers: {}, pid: server.pid },
-        ...(before
-          ? [
-              {
-                name: 'before: unknown route (404)',
-                url: `${before.baseUrl}/no/such/route`,
-                headers: {},
-                pid: before.pid,
-              },
-            ]
-          : []),
-        { name: 'GET /health/live', url: `${server.baseUrl}/health/live`, headers: {}, pid: server.pid },
-        { name: 'GET /health', url: `${server.baseUrl}/health`, headers: {}, pid: server.pid },
-        { name: 'GET /auth/me', url: `${server.baseUrl}/auth/me`, headers: server.admin, pid: server.pid },
+        ...scenarios,
       ].filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only)),
       'bare Fastify',
       { connections: 50, durationS: DURATION_S },

@@ -77,14 +77,13 @@ export class CredentialGuard implements CanActivate {
     'end-user': strategyGuard('end-user'),
   };
 
+  /** Each route's policy, read from its metadata at its first request (decorators do not change later). */
+  private readonly policies = new WeakMap<object, Map<object, AuthPolicy>>();
+
   constructor(private readonly reflector: Reflector) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const policy =
-      this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? DEFAULT_POLICY;
+    const policy = this.policyOf(context);
     if (policy.credential === 'none') return true;
 
     await this.guards[policy.credential].canActivate(context);
@@ -103,5 +102,21 @@ export class CredentialGuard implements CanActivate {
       }
     }
     return true;
+  }
+
+  /** The route's policy (the handler's, else its controller's), or the default: admins only. */
+  private policyOf(context: ExecutionContext): AuthPolicy {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byController = this.policies.get(handler);
+    if (!byController) this.policies.set(handler, (byController = new Map<object, AuthPolicy>()));
+    let policy = byController.get(controller);
+    if (!policy) {
+      policy =
+        this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]) ??
+        DEFAULT_POLICY;
+      byController.set(controller, policy);
+    }
+    return policy;
   }
 }
