@@ -10,6 +10,8 @@ import { EmailEventLedger } from './events/email-event-ledger';
 import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
+import { AWS_SNS_ENDPOINTS, SNS_ENDPOINT_RULE } from './events/providers/sns-endpoints';
+import { WebhookToken, WebhookTokenSchema } from './events/schemas/webhook-token.schema';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
 import { CampaignHolds } from './jobs/campaign-holds';
 import { SentMessageLookup } from './jobs/sent-message-lookup';
@@ -58,6 +60,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: CampaignHold.name, schema: CampaignHoldSchema },
       { name: TrackedMessage.name, schema: TrackedMessageSchema },
+      { name: WebhookToken.name, schema: WebhookTokenSchema },
       ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
@@ -78,6 +81,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     SuppressionService,
     WebhookSignatureStrategy,
     ForgedSignatureBudget,
+    { provide: SNS_ENDPOINT_RULE, useValue: AWS_SNS_ENDPOINTS },
     TrackingLinks,
     ClickTargets,
     TrackingEvents,

@@ -44,7 +44,7 @@ export interface DueJob extends QueueDueJob {
 
 /** What a worker decided about a job it holds. */
 export type JobOutcome =
-  | { status: 'completed'; result: Record<string, unknown>; messageId?: string }
+  | { status: 'completed'; result: Record<string, unknown>; messageId?: string; providerMessageId?: string }
   | { status: 'failed'; error: string; retryAt: Date }
   | { status: 'dead'; error: string };
 
@@ -234,6 +234,7 @@ function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> 
               status: 'completed',
               result: outcome.result,
               ...(outcome.messageId ? { messageId: outcome.messageId } : {}),
+              ...(outcome.providerMessageId ? { providerMessageId: outcome.providerMessageId } : {}),
             },
           };
         case 'failed':
