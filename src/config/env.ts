@@ -217,6 +217,20 @@ export class Env {
   })
   SES_SNS_TOPIC_ARNS?: string;
 
+  /**
+   * Tests and benchmarks only (refused when NODE_ENV=production): the `host:port` of a local HTTPS server
+   * that stands in for SNS, and the PEM file of its self-signed certificate.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z0-9.-]+:\d{1,5}$/, { message: 'must be host:port, e.g. 127.0.0.1:8443' })
+  SNS_TEST_ENDPOINT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  SNS_TEST_CA_FILE?: string;
+
   /** SendGrid's Signed Event Webhook verification key (base64 of the P-256 public key's DER). */
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -424,6 +438,11 @@ const PROVIDER_SECRETS: Record<EmailProviderName, (keyof Env)[]> = {
  * service that takes no provider webhooks (WEBHOOK_SECRET unset, every request refused) stays valid.
  */
 function providerSecretProblems(env: Env, named: boolean): string[] {
+  if (env.NODE_ENV === 'production' && (env.SNS_TEST_ENDPOINT || env.SNS_TEST_CA_FILE)) {
+    return [
+      '  SNS_TEST_ENDPOINT: stands in for Amazon SNS in tests and benchmarks; refused when NODE_ENV=production',
+    ];
+  }
   if (!named || env.NODE_ENV !== 'production' || !EMAIL_PROVIDERS.includes(env.EMAIL_PROVIDER)) return [];
   return PROVIDER_SECRETS[env.EMAIL_PROVIDER]
     .filter((name) => env[name] === undefined)

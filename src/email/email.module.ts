@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/env';
 import { mailTransportProvider } from './delivery/mail-transport.provider';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
@@ -10,7 +11,7 @@ import { EmailEventLedger } from './events/email-event-ledger';
 import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
-import { AWS_SNS_ENDPOINTS, SNS_ENDPOINT_RULE } from './events/providers/sns-endpoints';
+import { SNS_ENDPOINT_RULE, snsEndpointRule } from './events/providers/sns-endpoints';
 import { WebhookToken, WebhookTokenSchema } from './events/schemas/webhook-token.schema';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
 import { CampaignHolds } from './jobs/campaign-holds';
@@ -81,7 +82,15 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     SuppressionService,
     WebhookSignatureStrategy,
     ForgedSignatureBudget,
-    { provide: SNS_ENDPOINT_RULE, useValue: AWS_SNS_ENDPOINTS },
+    {
+      provide: SNS_ENDPOINT_RULE,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) =>
+        snsEndpointRule(
+          config.get('SNS_TEST_ENDPOINT', { infer: true }),
+          config.get('SNS_TEST_CA_FILE', { infer: true }),
+        ),
+    },
     TrackingLinks,
     ClickTargets,
     TrackingEvents,

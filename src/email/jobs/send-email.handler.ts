@@ -75,10 +75,8 @@ export class SendEmailHandler {
       subject: content.subject,
       html: content.html || undefined,
       text: content.text || undefined,
-      headers: {
-        ...unsubscribeHeaders(message.unsubscribeUrl),
-        ...providerHeaders(this.provider, messageId),
-      },
+      headers: unsubscribeHeaders(message.unsubscribeUrl),
+      preparedHeaders: providerHeaders(this.provider, messageId),
     });
     const providerMessageId = providerMessageIdOf(receipt.response);
     return {

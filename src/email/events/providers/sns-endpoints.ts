@@ -1,4 +1,5 @@
 import { X509Certificate, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 
 /** Where SNS's signing certificates and subscription links may point, and how long a fetch may take. */
@@ -16,8 +17,21 @@ export const AWS_SNS_ENDPOINTS: SnsEndpointRule = {
   timeoutMs: 5_000,
 };
 
-/** The provider token under which the rule is injected (a test replaces it with its local server's). */
+/** The provider token under which the rule is injected. */
 export const SNS_ENDPOINT_RULE = Symbol('SNS_ENDPOINT_RULE');
+
+/**
+ * AWS's endpoints, or outside production (validateEnv refuses it there) the local HTTPS server a test or
+ * benchmark names in SNS_TEST_ENDPOINT, trusted through SNS_TEST_CA_FILE: nothing else is ever fetched.
+ */
+export function snsEndpointRule(
+  testEndpoint: string | undefined,
+  testCaFile: string | undefined,
+): SnsEndpointRule {
+  if (!testEndpoint) return AWS_SNS_ENDPOINTS;
+  const host = new RegExp(`^${testEndpoint.replace(/[.]/g, '\\.')}$`);
+  return { host, ca: testCaFile ? readFileSync(testCaFile, 'utf8') : undefined, timeoutMs: 2_000 };
+}
 
 /** Certificates kept at once: SNS signs with one per region, replaced every few months. */
 const MAX_CERTIFICATES = 32;
