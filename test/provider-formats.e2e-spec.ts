@@ -430,6 +430,18 @@ describe('Provider formats: SendGrid Event Webhook', () => {
     expect(await eventsOf(h, target.messageId)).toHaveLength(1);
   });
 
+  it('takes a batch larger than other routes’ bodies (SendGrid batches up to 768 KB)', async () => {
+    const target = await sendThroughSendGrid('batch@test.com');
+    const { delivered } = sendGridSamples(target);
+    const batch = Array.from({ length: 250 }, (_, i) => ({ ...delivered, sg_event_id: `batch-${i}` }));
+    const signed = signSendGrid(batch, keys.privateKey);
+    expect(signed.payload.length).toBeGreaterThan(64 * 1024);
+    const res = await post(h, signed);
+    expect(res.status).toBe(200);
+    expect(res.body.events).toHaveLength(250);
+    expect(await eventsOf(h, target.messageId)).toHaveLength(250);
+  });
+
   it('processes a repeated delivery (same sg_event_id) once', async () => {
     const target = await sendThroughSendGrid('twice@test.com');
     const { delivered } = sendGridSamples(target);

@@ -2,7 +2,7 @@ import { BadRequestException, Body, Controller, HttpCode, HttpStatus, Post } fro
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../../common/auth/public.decorator';
-import { AcceptsBody, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
+import { AcceptsBody, MAX_BODY_BYTES, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
 import {
   SignedWebhook,
   type SignedWebhookMessage,
@@ -16,6 +16,13 @@ import {
   PROVIDER_EVENT_BODY,
 } from './dto/provider-webhook.dto';
 import { ProviderWebhookService } from './provider-webhook.service';
+
+/**
+ * SendGrid posts its events in batches of up to 768 KB, a few thousand events of about 20 fields: the
+ * route takes the largest body any route may (1 MB) and that many fields. Authentication is checked first
+ * (for SNS and Mailgun, whose signature is inside the body, after a parse within these limits).
+ */
+const PROVIDER_BATCH_FIELDS = 60_000;
 
 /** Receivers of e-mail providers' lifecycle events (spec "Webhooks"). */
 @ApiTags('Webhooks')
@@ -32,6 +39,7 @@ export class ProviderWebhookController {
   @Post('primary-provider')
   @HttpCode(HttpStatus.OK)
   @WebhookSignature()
+  @AcceptsBody({ maxBytes: MAX_BODY_BYTES, maxFields: PROVIDER_BATCH_FIELDS })
   @SkipThrottle({ default: true, route: true })
   @ApiOperation({
     operationId: 'receivePrimaryProviderEvent',
