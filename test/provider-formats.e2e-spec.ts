@@ -352,6 +352,18 @@ describe('Provider formats: Amazon SES through SNS', () => {
     expect(sns.requests.length).toBe(before);
   });
 
+  it('answers 503 when the signing certificate cannot be fetched, so that SNS retries', async () => {
+    const target = await sendThroughSes('unfetched@example.com');
+    const message = snsNotification(TOPIC, sesSamples(target).bounce);
+    const res = await post(
+      h,
+      signSns(message, certificate.key, `https://${sns.host}/SimpleNotificationService-gone.pem`),
+    );
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/certificate/) as string });
+    expect(await suppressed(h, target.to)).toBeNull();
+  });
+
   it('refuses a replay older than the delivery receipts are kept', async () => {
     const message = {
       ...snsNotification(TOPIC, { notificationType: 'Delivery' }),
@@ -594,6 +606,24 @@ describe('Provider formats: Mailgun', () => {
     expect(first.body).toMatchObject({ processed: true });
     expect(again.body).toEqual({ success: true, processed: false, eventId: first.body.eventId });
     expect(await eventsOf(h, target.messageId)).toHaveLength(1);
+  });
+
+  it('gives the token back when processing fails, so that Mailgun’s retry of the request goes through', async () => {
+    const target = await sendOne(h, 'retry@example.com');
+    const request = signed(mailgunEventData(target).permanentFail);
+    const suppression = h.t.app.get(SuppressionService);
+    const failOnce = jest
+      .spyOn(suppression, 'suppress')
+      .mockRejectedValueOnce(new Error('database unavailable'));
+    try {
+      expect((await post(h, request)).status).toBe(500);
+      const retry = await post(h, request);
+      expect(retry.status).toBe(200);
+      expect(retry.body).toMatchObject({ processed: true });
+    } finally {
+      failOnce.mockRestore();
+    }
+    expect(await suppressed(h, target.to)).toMatchObject({ reason: 'hard_bounce' });
   });
 
   it('refuses a token used before, on any instance (the token is stored)', async () => {

@@ -78,7 +78,7 @@ export class SesFormat implements ProviderFormat {
     const message = asObject(parseBody(request));
     await this.verify(message);
     const envelope = message as Record<string, string>;
-    if (Date.parse(envelope.Timestamp) < receivedAt.getTime() - MAX_MESSAGE_AGE_MS) {
+    if (!(Date.parse(envelope.Timestamp) >= receivedAt.getTime() - MAX_MESSAGE_AGE_MS)) {
       throw new WebhookRefused('SNS message too old');
     }
     if (envelope.Type === 'SubscriptionConfirmation') {
@@ -108,7 +108,7 @@ export class SesFormat implements ProviderFormat {
     }
     const digest = DIGESTS[String(message.SignatureVersion)];
     const certificateUrl = snsUrl(message.SigningCertURL, this.rule);
-    if (!digest || !certificateUrl || typeof message.Signature !== 'string') {
+    if (!digest || !certificateUrl?.pathname.endsWith('.pem') || typeof message.Signature !== 'string') {
       throw new WebhookRefused('Invalid SNS signature, version or certificate URL');
     }
     if (!fields.every((name) => name === 'Subject' || typeof message[name] === 'string')) {
