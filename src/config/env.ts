@@ -16,6 +16,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { validateCronExpression } from 'cron';
+import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
@@ -28,6 +29,11 @@ export type Duration = `${number}${'s' | 'm' | 'h' | 'd'}`;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+/** Whose signed webhooks `POST /email-events/primary-provider` reads (docs/api/providers/README.md). */
+export const EMAIL_PROVIDERS = ['resend', 'ses', 'sendgrid', 'postmark', 'mailgun'] as const;
+export type EmailProviderName = (typeof EMAIL_PROVIDERS)[number];
+/** An SNS topic's ARN, e.g. arn:aws:sns:eu-west-1:123456789012:ses-events. */
+const SNS_TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value !== '' ? Number(value) : value;
@@ -200,6 +206,74 @@ export class Env {
   @IsOptional()
   @Matches(/^whsec_[A-Za-z0-9+/=]+$/, { message: 'must be a whsec_ secret' })
   WEBHOOK_SECRET?: string;
+
+  @IsIn(EMAIL_PROVIDERS, {
+    message: `must be one of ${EMAIL_PROVIDERS.join(', ')} (whose webhooks POST /email-events/primary-provider reads)`,
+  })
+  EMAIL_PROVIDER: EmailProviderName = 'resend';
+
+  /** Amazon SES through SNS: the topics whose notifications are accepted, comma-separated. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isSnsTopicArnList',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && value.split(',').every((arn) => SNS_TOPIC_ARN.test(arn.trim())),
+      defaultMessage: () =>
+        'must be SNS topic ARNs separated by commas, e.g. arn:aws:sns:eu-west-1:123456789012:ses-events',
+    },
+  })
+  SES_SNS_TOPIC_ARNS?: string;
+
+  /**
+   * Tests and benchmarks only (refused when NODE_ENV=production): the `host:port` of a local HTTPS server
+   * that stands in for SNS, and the PEM file of its self-signed certificate.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z0-9.-]+:\d{1,5}$/, { message: 'must be host:port, e.g. 127.0.0.1:8443' })
+  SNS_TEST_ENDPOINT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  SNS_TEST_CA_FILE?: string;
+
+  /** SendGrid's Signed Event Webhook verification key (base64 of the P-256 public key's DER). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isEcPublicKey',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && isEcPublicKey(value),
+      defaultMessage: () =>
+        "must be the base64 verification key from SendGrid's Signed Event Webhook settings (an ECDSA public key)",
+    },
+  })
+  SENDGRID_WEBHOOK_PUBLIC_KEY?: string;
+
+  /** The basic-auth user and password written into Postmark's webhook URL. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  POSTMARK_WEBHOOK_USER?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'must be at least 16 characters (a random password for the webhook URL)' })
+  @MaxLength(200)
+  POSTMARK_WEBHOOK_PASSWORD?: string;
+
+  /** Mailgun's HTTP webhook signing key (Sending → Webhooks). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(8)
+  MAILGUN_WEBHOOK_SIGNING_KEY?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -374,6 +448,45 @@ function oneProblem(error: ValidationError): string {
   return message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message;
 }
 
+function isEcPublicKey(base64: string): boolean {
+  try {
+    return (
+      createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' })
+        .asymmetricKeyType === 'ec'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The settings each provider's webhook check needs (src/email/events/providers/). */
+const PROVIDER_SECRETS: Record<EmailProviderName, (keyof Env)[]> = {
+  resend: ['WEBHOOK_SECRET'],
+  ses: ['SES_SNS_TOPIC_ARNS'],
+  sendgrid: ['SENDGRID_WEBHOOK_PUBLIC_KEY'],
+  postmark: ['POSTMARK_WEBHOOK_USER', 'POSTMARK_WEBHOOK_PASSWORD'],
+  mailgun: ['MAILGUN_WEBHOOK_SIGNING_KEY'],
+};
+
+/**
+ * In production, a provider named by EMAIL_PROVIDER needs its secret: without it every webhook would be
+ * refused and bounces would go unnoticed. Left unset, EMAIL_PROVIDER means "Resend, if anything", and a
+ * service that takes no provider webhooks (WEBHOOK_SECRET unset, every request refused) stays valid.
+ */
+function providerSecretProblems(env: Env, named: boolean): string[] {
+  if (env.NODE_ENV === 'production' && (env.SNS_TEST_ENDPOINT || env.SNS_TEST_CA_FILE)) {
+    return [
+      '  SNS_TEST_ENDPOINT: stands in for Amazon SNS in tests and benchmarks; refused when NODE_ENV=production',
+    ];
+  }
+  if (!named || env.NODE_ENV !== 'production' || !EMAIL_PROVIDERS.includes(env.EMAIL_PROVIDER)) return [];
+  return PROVIDER_SECRETS[env.EMAIL_PROVIDER]
+    .filter((name) => env[name] === undefined)
+    .map(
+      (name) => `  ${name}: is required when NODE_ENV=production and EMAIL_PROVIDER=${env.EMAIL_PROVIDER}`,
+    );
+}
+
 /**
  * Validates and types the environment (the `validate` of ConfigModule, which merged `.env` under it): a bad
  * value stops the process with a message naming the variable.
@@ -399,6 +512,9 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
   if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));
+  problems.push(
+    ...providerSecretProblems(env, raw.EMAIL_PROVIDER !== undefined && raw.EMAIL_PROVIDER !== ''),
+  );
   if (problems.length > 0 || !secret) {
     // One variable fits on the line; several get a line each.
     const listed = problems.length === 1 ? ` ${problems[0].trim()}` : `\n${problems.join('\n')}`;

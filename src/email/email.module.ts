@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/env';
 import { mailTransportProvider } from './delivery/mail-transport.provider';
 import { EMAIL_TEMPLATE_SOURCE } from './delivery/template-source';
 import { EmailService } from './email.service';
@@ -10,6 +11,8 @@ import { EmailEventLedger } from './events/email-event-ledger';
 import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
+import { SNS_ENDPOINT_RULE, snsEndpointRule } from './events/providers/sns-endpoints';
+import { WebhookToken, WebhookTokenSchema } from './events/schemas/webhook-token.schema';
 import { WebhookSignatureStrategy } from './events/webhook-signature.strategy';
 import { CampaignHolds } from './jobs/campaign-holds';
 import { SentMessageLookup } from './jobs/sent-message-lookup';
@@ -61,6 +64,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
       { name: EmailEvent.name, schema: EmailEventSchema },
       { name: CampaignHold.name, schema: CampaignHoldSchema },
       { name: TrackedMessage.name, schema: TrackedMessageSchema },
+      { name: WebhookToken.name, schema: WebhookTokenSchema },
       ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
@@ -82,6 +86,15 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     SuppressionService,
     WebhookSignatureStrategy,
     ForgedSignatureBudget,
+    {
+      provide: SNS_ENDPOINT_RULE,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) =>
+        snsEndpointRule(
+          config.get('SNS_TEST_ENDPOINT', { infer: true }),
+          config.get('SNS_TEST_CA_FILE', { infer: true }),
+        ),
+    },
     TrackingLinks,
     ClickTargets,
     TrackingEvents,

@@ -24,6 +24,8 @@ export interface TestSmtpServer {
   attempts: { to: string[]; at: number; accepted: boolean }[];
   /** Decides each message's fate; accepts everything by default. */
   verdict: (mail: ReceivedMail) => SmtpVerdict;
+  /** The text after `250 ` for an accepted message (a provider names its id there, e.g. SES `Ok <id>`). */
+  acceptText: (mail: ReceivedMail) => string;
   /** Delay before answering each message, to keep deliveries in flight. */
   delayMs: number;
   /** Server errors other than connection resets by clients. */
@@ -58,6 +60,7 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
     received: [],
     attempts: [],
     verdict: () => ({ accept: true }),
+    acceptText: () => 'Queued',
     delayMs: 0,
     serverErrors: [],
   };
@@ -88,7 +91,7 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
             callback(null, 'Queued');
           } else if (verdict.accept) {
             state.received.push(mail);
-            callback(null, 'Queued');
+            callback(null, state.acceptText(mail));
           } else {
             const error = new Error(verdict.message) as Error & { responseCode: number };
             error.responseCode = verdict.code;

@@ -1,37 +1,32 @@
 import { applyDecorators, HttpStatus, SetMetadata } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
+import type { VerifiedWebhook } from '../../email/events/providers/provider-format';
 import { AcceptsBody } from '../http/body/body-policy';
 import { ApiErrors } from '../swagger/envelope.decorators';
 import { AUTH_POLICY, type AuthPolicy } from './auth-policy';
 import { callerDecorator } from './caller';
 
-/** A provider webhook message whose Standard Webhooks signature checked out. */
-export interface SignedWebhookMessage {
-  /** `webhook-id`: the provider's message id, the same on every retry of one message. */
-  id: string;
-  /** `webhook-timestamp`, within the tolerance of the server's clock. */
-  timestamp: Date;
-  /** The parsed JSON body, exactly the bytes that were signed. */
-  payload: unknown;
-}
+/** A provider webhook request whose authentication checked out: its events, read. */
+export type SignedWebhookMessage = VerifiedWebhook;
 
 /**
- * A provider webhook route: Standard Webhooks signature over the raw body with WEBHOOK_SECRET (`webhook-*`
- * or `svix-*` headers, 5-minute tolerance), checked by the `webhook-signature` strategy
- * (src/email/events/webhook-signature.strategy.ts). Unsigned, stale or forged → 401; no secret set → 401.
- * On handlers only (it declares the route's raw body).
+ * A provider webhook route, authenticated in the format EMAIL_PROVIDER names by the `webhook-signature`
+ * strategy (src/email/events/webhook-signature.strategy.ts) before its body is trusted. Unsigned, stale,
+ * replayed or forged → 401; the provider's secret not set → 401. On handlers only (it declares the route's
+ * raw body).
  */
 export function WebhookSignature() {
   const policy: AuthPolicy = { credential: 'webhook-signature' };
-  const header = (name: string, description: string) =>
-    ApiHeader({ name, required: true, description: `${description} (or svix-${name.slice(8)})` });
+  const header = (name: string, description: string) => ApiHeader({ name, required: false, description });
   return applyDecorators(
     SetMetadata(AUTH_POLICY, policy),
     // The signature covers the bytes as sent: keep them.
     AcceptsBody({ rawBody: true }),
-    header('webhook-id', 'Message id'),
-    header('webhook-timestamp', 'Unix seconds when the message was signed'),
-    header('webhook-signature', '`v1,<base64 HMAC-SHA256 of id.timestamp.body>`'),
+    header('webhook-id', 'Resend: message id (or svix-id)'),
+    header('webhook-timestamp', 'Resend: Unix seconds when the message was signed (or svix-timestamp)'),
+    header('webhook-signature', 'Resend: `v1,<base64 HMAC-SHA256 of id.timestamp.body>` (or svix-signature)'),
+    header('x-twilio-email-event-webhook-signature', 'SendGrid: base64 ECDSA signature of timestamp + body'),
+    header('x-twilio-email-event-webhook-timestamp', 'SendGrid: Unix seconds when the request was signed'),
     ApiErrors(HttpStatus.UNAUTHORIZED),
   );
 }

@@ -14,6 +14,11 @@ export interface OutgoingMail {
   html?: string;
   text?: string;
   headers: Record<string, string>;
+  /**
+   * Headers sent exactly as given: a provider's structured ones (SendGrid's JSON `X-SMTPAPI`), which
+   * nodemailer would otherwise encode as MIME words the provider does not decode. Plain ASCII, one line.
+   */
+  preparedHeaders?: Record<string, string>;
 }
 
 export interface DeliveryReceipt {
@@ -57,7 +62,12 @@ export const toNodemailer = (mail: OutgoingMail) => ({
   subject: mail.subject,
   html: mail.html,
   text: mail.text,
-  headers: mail.headers,
+  headers: {
+    ...mail.headers,
+    ...Object.fromEntries(
+      Object.entries(mail.preparedHeaders ?? {}).map(([name, value]) => [name, { prepared: true, value }]),
+    ),
+  },
   textEncoding: textEncodingOf(mail),
 });
 

@@ -23,11 +23,16 @@ const MESSAGE_ID_MAX = 300;
 /** What one webhook says, in the service's terms. */
 export interface ProviderEvent {
   type: EmailEventType;
-  /** `data.email_id`: the Message-ID the worker recorded when it sent the message. */
-  messageId: string;
+  /**
+   * The Message-ID the worker gave the message (`<job id>@<sender domain>`, angle brackets optional), when
+   * the provider passes it back; else null and `providerMessageId` names the message.
+   */
+  messageId: string | null;
+  /** The provider's own id of the message (SES `mail.messageId`, Postmark `MessageID`, …), if any. */
+  providerMessageId?: string | null;
   occurredAt: Date;
   bounceType?: BounceType;
-  /** `data.to[0]`, used only when the message's job no longer names the address. */
+  /** The recipient the provider names, used only when the message's job no longer names the address. */
   to: string | null;
   url?: string;
   userAgent: string | null;
@@ -45,24 +50,50 @@ export function readProviderPayload(payload: unknown, receivedAt: Date): ReadPay
   const body = asObject(payload);
   const rawType = body?.type;
   const type = typeof rawType === 'string' ? PROVIDER_TYPES[rawType] : undefined;
-  if (!body || !type)
-    return { ignored: `unknown event type ${JSON.stringify(rawType ?? null).slice(0, 80)}` };
+  if (!body || !type) return unknownType(rawType);
   const data = asObject(body.data);
   const messageId = data?.email_id;
   if (!data || typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MESSAGE_ID_MAX) {
     return { ignored: 'no data.email_id' };
   }
-  const click = asObject(data.click);
-  const agent = typeof click?.userAgent === 'string' ? click.userAgent.slice(0, USER_AGENT_MAX) : null;
-  const link = click?.link;
-  const to: unknown = Array.isArray(data.to) ? (data.to as unknown[])[0] : data.to;
+  return providerEvent({
+    type,
+    messageId,
+    occurredAt: eventTime(body.created_at, receivedAt),
+    bounceType: bounceTypeOf(data.bounce),
+    to: Array.isArray(data.to) ? (data.to as unknown[])[0] : data.to,
+    url: asObject(data.click)?.link,
+    userAgent: asObject(data.click)?.userAgent,
+  });
+}
+
+/** A provider's fields, checked and bounded, as the service's event. */
+export function providerEvent(fields: {
+  type: EmailEventType;
+  /** Ours and the provider's, as the payload has them: kept when a string of a sensible length. */
+  messageId: unknown;
+  providerMessageId?: unknown;
+  occurredAt: Date;
+  /** Kept for a `bounced` event only. */
+  bounceType?: BounceType;
+  to: unknown;
+  url?: unknown;
+  userAgent?: unknown;
+}): ReadPayload {
+  const { type } = fields;
+  const messageId = boundedId(fields.messageId);
+  const providerMessageId = boundedId(fields.providerMessageId);
+  if (!messageId && !providerMessageId) return { ignored: 'no message id' };
+  const agent = typeof fields.userAgent === 'string' ? fields.userAgent.slice(0, USER_AGENT_MAX) : null;
+  const link = fields.url;
   return {
     event: {
       type,
       messageId,
-      occurredAt: eventTime(body.created_at, receivedAt),
-      ...(type === 'bounced' ? { bounceType: bounceTypeOf(data.bounce) } : {}),
-      to: typeof to === 'string' ? to.trim().toLowerCase() : null,
+      providerMessageId,
+      occurredAt: fields.occurredAt,
+      ...(type === 'bounced' ? { bounceType: fields.bounceType ?? 'hard' } : {}),
+      to: typeof fields.to === 'string' ? fields.to.trim().toLowerCase() : null,
       ...(type === 'clicked' && typeof link === 'string' && /^https?:\/\//i.test(link)
         ? { url: link.slice(0, URL_MAX) }
         : {}),
@@ -73,6 +104,15 @@ export function readProviderPayload(payload: unknown, receivedAt: Date): ReadPay
   };
 }
 
+function boundedId(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 && value.length <= MESSAGE_ID_MAX ? value : null;
+}
+
+/** A line for the log: a provider's event type as received, bounded. */
+export const unknownType = (type: unknown): { ignored: string } => ({
+  ignored: `unknown event type ${JSON.stringify(type ?? null).slice(0, 80)}`,
+});
+
 /**
  * Resend's `email.bounced` is a permanent rejection unless `data.bounce.type` says otherwise (`Transient`,
  * `Undetermined`): only a permanent one suppresses the address.
@@ -82,15 +122,17 @@ function bounceTypeOf(bounce: unknown): BounceType {
   return typeof type === 'string' && type.toLowerCase() !== 'permanent' ? 'soft' : 'hard';
 }
 
-function eventTime(value: unknown, receivedAt: Date): Date {
-  const at = typeof value === 'string' ? new Date(value) : null;
+/** An ISO time or Unix seconds; missing, unreadable or too far ahead: the time it was received. */
+export function eventTime(value: unknown, receivedAt: Date): Date {
+  const at =
+    typeof value === 'string' ? new Date(value) : typeof value === 'number' ? new Date(value * 1000) : null;
   if (!at || Number.isNaN(at.getTime()) || at.getTime() > receivedAt.getTime() + FUTURE_SLACK_MS) {
     return receivedAt;
   }
   return at;
 }
 
-function asObject(value: unknown): Record<string, unknown> | null {
+export function asObject(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : null;

@@ -1,16 +1,28 @@
 import { BadRequestException, Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../../common/auth/public.decorator';
-import { AcceptsBody, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
+import { AcceptsBody, MAX_BODY_BYTES, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
 import {
   SignedWebhook,
   type SignedWebhookMessage,
   WebhookSignature,
 } from '../../common/auth/webhook-signature.decorator';
 import { ApiErrors } from '../../common/swagger/envelope.decorators';
-import { ColdProviderResultView, PROVIDER_EVENT_BODY, WebhookResultView } from './dto/provider-webhook.dto';
+import {
+  ColdProviderResultView,
+  PRIMARY_PROVIDER_BODY,
+  PrimaryProviderResultView,
+  PROVIDER_EVENT_BODY,
+} from './dto/provider-webhook.dto';
 import { ProviderWebhookService } from './provider-webhook.service';
+
+/**
+ * SendGrid posts its events in batches of up to 768 KB, a few thousand events of about 20 fields: the
+ * route takes the largest body any route may (1 MB) and that many fields. Authentication is checked first
+ * (for SNS and Mailgun, whose signature is inside the body, after a parse within these limits).
+ */
+const PROVIDER_BATCH_FIELDS = 60_000;
 
 /** Receivers of e-mail providers' lifecycle events (spec "Webhooks"). */
 @ApiTags('Webhooks')
@@ -20,21 +32,31 @@ export class ProviderWebhookController {
 
   /**
    * Outside the per-client budget: the provider delivers a large campaign's events in bursts from a few
-   * addresses. A request without a valid signature costs one HMAC and no JSON parse before its 401, and
-   * counts against its IP's budget of forged signatures (429 once used up; see webhook-signature.strategy.ts).
+   * addresses. A request that fails its provider's check counts against its IP's budget of forged
+   * signatures (429 once used up; see webhook-signature.strategy.ts). 503: SES's signing certificate or
+   * subscription link could not be fetched (SNS retries).
    */
   @Post('primary-provider')
   @HttpCode(HttpStatus.OK)
   @WebhookSignature()
+  @AcceptsBody({ maxBytes: MAX_BODY_BYTES, maxFields: PROVIDER_BATCH_FIELDS })
   @SkipThrottle({ default: true, route: true })
   @ApiOperation({
     operationId: 'receivePrimaryProviderEvent',
-    summary: 'Primary provider webhook (Standard Webhooks signature): records one e-mail event',
+    summary: 'Primary provider webhook (the EMAIL_PROVIDER format): records its e-mail events',
+    description:
+      'Reads the format EMAIL_PROVIDER names, authenticated before the body is trusted: resend (Standard ' +
+      'Webhooks headers), ses (SNS envelope, text/plain, signed), sendgrid (array of events, ECDSA headers), ' +
+      'postmark (basic auth), mailgun (signature object in the body). See docs/api/providers/.',
   })
-  @ApiBody({ schema: PROVIDER_EVENT_BODY })
-  @ApiOkResponse({ type: WebhookResultView, description: 'The event is recorded, or was already' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
-  async primary(@SignedWebhook() webhook: SignedWebhookMessage): Promise<WebhookResultView> {
+  @ApiConsumes('application/json', 'text/plain')
+  @ApiBody({ schema: PRIMARY_PROVIDER_BODY })
+  @ApiOkResponse({
+    type: PrimaryProviderResultView,
+    description: 'Each event is recorded, or was already (a batch answers one result per event)',
+  })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS, HttpStatus.SERVICE_UNAVAILABLE)
+  async primary(@SignedWebhook() webhook: SignedWebhookMessage): Promise<PrimaryProviderResultView> {
     return { success: true, ...(await this.webhooks.ingest(webhook)) };
   }
 

@@ -4,11 +4,12 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import type { SignedWebhookMessage } from '../../common/auth/webhook-signature.decorator';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
-import { SentMessageLookup } from '../jobs/sent-message-lookup';
+import { SentMessageLookup, type SentMessageRecord } from '../jobs/sent-message-lookup';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailEventLedger } from './email-event-ledger';
 import { ProviderEffects } from './provider-effects';
-import { PRIMARY_PROVIDER, readProviderPayload } from './provider-payload';
+import { PRIMARY_PROVIDER, type ProviderEvent } from './provider-payload';
+import type { ProviderDelivery } from './providers/provider-format';
 import { WebhookReceipt } from './schemas/analytics.schemas';
 
 export interface WebhookOutcome {
@@ -16,14 +17,20 @@ export interface WebhookOutcome {
   eventId: string | null;
 }
 
-/** The stored event's id follows from the delivery's `webhook-id`: a retried delivery writes the same event. */
+/** One event's outcome; a request of several events (SendGrid) also lists each one's. */
+export interface WebhookResult extends WebhookOutcome {
+  events?: WebhookOutcome[];
+}
+
+/** The stored event's id follows from the delivery's key: a retried delivery writes the same event. */
 function eventIdOf(webhookId: string): Types.ObjectId {
   return new Types.ObjectId(createHash('sha256').update(webhookId).digest().subarray(0, 12));
 }
 
 /**
- * Ingests the primary provider's signed webhooks (docs/architecture.md "Provider webhook"). A delivery is
- * processed once: its `webhook-id` is claimed with a receipt keyed by that id (unique `_id`) before anything
+ * Ingests the primary provider's signed webhooks (docs/architecture.md "Provider webhook"), whichever format
+ * read them (src/email/events/providers/). A delivery is processed once: its key (Resend's `webhook-id`, the
+ * SNS MessageId, SendGrid's sg_event_id, …) is claimed with a receipt keyed by it (unique `_id`) before anything
  * is written; a repeat answers `processed:false` with the event stored the first time. When storing the event
  * or applying a bounce's or complaint's effects fails, the receipt is taken back and the request fails, so
  * the provider's retry processes the delivery again: the suppression must not be lost behind a 200. Both
@@ -42,20 +49,42 @@ export class ProviderWebhookService {
     private readonly guard: ComplaintGuard,
   ) {}
 
-  async ingest(webhook: SignedWebhookMessage): Promise<WebhookOutcome> {
-    const receivedAt = new Date();
-    const read = readProviderPayload(webhook.payload, receivedAt);
-    if ('ignored' in read) return this.ignore(webhook.id, read.ignored);
-    const { event } = read;
-    const message = await this.messages.find(event.messageId);
-    if (!message) return this.ignore(webhook.id, `unknown message ${event.messageId.slice(0, 100)}`);
-
-    const eventId = eventIdOf(webhook.id);
+  /**
+   * Processes each event of a verified request in turn. On a failure the check's own record (Mailgun's
+   * token) is released too, so the provider's retry of the whole request goes through.
+   */
+  async ingest(webhook: SignedWebhookMessage): Promise<WebhookResult> {
+    const outcomes: WebhookOutcome[] = [];
     try {
-      await this.receipts.create({ _id: webhook.id, eventId: String(eventId), receivedAt });
+      for (const delivery of webhook.deliveries) outcomes.push(await this.ingestOne(delivery));
+    } catch (error) {
+      await webhook.release?.();
+      throw error;
+    }
+    if (outcomes.length === 0) {
+      this.logger.log('Provider webhook: nothing to process (an SNS subscription confirmation)');
+      return { processed: false, eventId: null };
+    }
+    const first = outcomes.find((outcome) => outcome.processed) ?? outcomes[0];
+    return outcomes.length === 1 ? first : { ...first, events: outcomes };
+  }
+
+  private async ingestOne({ id, read }: ProviderDelivery): Promise<WebhookOutcome> {
+    const receivedAt = new Date();
+    if ('ignored' in read) return this.ignore(id, read.ignored);
+    const { event } = read;
+    const message = await this.messageOf(event);
+    if (!message) {
+      const named = event.messageId ?? event.providerMessageId ?? '';
+      return this.ignore(id, `unknown message ${named.slice(0, 100)}`);
+    }
+
+    const eventId = eventIdOf(id);
+    try {
+      await this.receipts.create({ _id: id, eventId: String(eventId), receivedAt });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
-      const first = await this.receipts.findById(webhook.id).lean<WebhookReceipt>().exec();
+      const first = await this.receipts.findById(id).lean<WebhookReceipt>().exec();
       return { processed: false, eventId: first?.eventId ?? null };
     }
     try {
@@ -64,7 +93,7 @@ export class ProviderWebhookService {
           _id: eventId,
           appId: message.appId,
           contactId: message.contactId,
-          messageId: event.messageId,
+          messageId: message.messageId,
           campaignId: message.campaignId,
           provider: PRIMARY_PROVIDER,
           type: event.type,
@@ -72,7 +101,7 @@ export class ProviderWebhookService {
           ...(event.url ? { url: event.url } : {}),
           userAgent: event.userAgent,
           automated: event.automated,
-          webhookId: webhook.id,
+          webhookId: id,
           createdAt: event.occurredAt,
         },
       ]);
@@ -81,13 +110,13 @@ export class ProviderWebhookService {
           type: event.type,
           bounceType: event.bounceType,
           message,
-          messageId: event.messageId,
+          messageId: message.messageId,
           to: message.to ?? event.to,
           occurredAt: event.occurredAt,
         });
       }
     } catch (error) {
-      await this.receipts.deleteOne({ _id: webhook.id }).exec();
+      await this.receipts.deleteOne({ _id: id }).exec();
       throw error;
     }
     // Providers report on a message for as long as it is alive to them: each report extends its ledger entry.
@@ -98,6 +127,13 @@ export class ProviderWebhookService {
       await this.logFailure('complaint guard', () => this.guard.check(campaignId));
     }
     return { processed: true, eventId: String(eventId) };
+  }
+
+  /** By our Message-ID where the provider passed it back, else by the provider's own id of the message. */
+  private async messageOf(event: ProviderEvent): Promise<SentMessageRecord | null> {
+    const byOurs = event.messageId ? await this.messages.find(event.messageId) : null;
+    if (byOurs || !event.providerMessageId) return byOurs;
+    return this.messages.findByProviderId(event.providerMessageId);
   }
 
   private ignore(webhookId: string, why: string): WebhookOutcome {

@@ -45,7 +45,7 @@ export interface DueJob extends QueueDueJob {
 
 /** What a worker decided about a job it holds. */
 export type JobOutcome =
-  | { status: 'completed'; result: Record<string, unknown>; messageId?: string }
+  | { status: 'completed'; result: Record<string, unknown>; messageId?: string; providerMessageId?: string }
   | { status: 'failed'; error: string; retryAt: Date }
   | { status: 'dead'; error: string };
 
@@ -225,6 +225,7 @@ function ledgerSendOf(record: FinishedJob | Postponed): LedgerSend[] {
       message: record.ledger,
       messageId: outcome.messageId,
       provider: typeof provider === 'string' ? provider : 'smtp',
+      providerMessageId: outcome.providerMessageId,
     },
   ];
 }
@@ -278,6 +279,7 @@ function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> 
               status: 'completed',
               result: outcome.result,
               ...(outcome.messageId ? { messageId: outcome.messageId } : {}),
+              ...(outcome.providerMessageId ? { providerMessageId: outcome.providerMessageId } : {}),
             },
           };
         case 'failed':

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
 import { formatAddress, messageIdOf, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
+import { providerHeaders, providerMessageIdOf } from '../delivery/provider-message-id';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { DeliveryReceipt, MailTransport, OutgoingMail } from '../delivery/mail-transport';
 import {
@@ -35,6 +36,8 @@ export class PermanentDeliveryError extends Error {}
 export class SendEmailHandler {
   private readonly defaultSender: string;
   private readonly messageIdDomain: string;
+  /** Whose webhooks report on the mail (EMAIL_PROVIDER): some need a header to name our Message-ID. */
+  private readonly provider: string;
 
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
@@ -44,6 +47,7 @@ export class SendEmailHandler {
   ) {
     this.defaultSender = config.get('MAIL_FROM', { infer: true });
     this.messageIdDomain = senderDomain(this.defaultSender);
+    this.provider = config.get('EMAIL_PROVIDER', { infer: true });
   }
 
   /**
@@ -71,10 +75,13 @@ export class SendEmailHandler {
       html: content.html || undefined,
       text: content.text || undefined,
       headers: unsubscribeHeaders(message.unsubscribeUrl),
+      preparedHeaders: providerHeaders(this.provider, messageId),
     });
+    const providerMessageId = providerMessageIdOf(receipt.response);
     return {
       status: 'completed',
       messageId,
+      ...(providerMessageId ? { providerMessageId } : {}),
       result: {
         messageId,
         provider: this.transport.provider,

@@ -12,7 +12,8 @@ const mediaType = (request: FastifyRequest) =>
 
 /**
  * Content types: JSON on every route, `multipart/form-data` and `application/x-www-form-urlencoded` only
- * where a route declares them (multipart is registered by @fastify/multipart after this), nothing else:
+ * where a route declares them (multipart is registered by @fastify/multipart after this), `text/plain` only
+ * on a signed webhook that keeps its raw body (SNS), nothing else:
  * elsewhere a form or `text/plain` answers 415, so a cross-site HTML form cannot post to a JSON route
  * without a CORS preflight.
  *
@@ -30,6 +31,7 @@ export function registerBodyParsers(app: NestFastifyApplication): void {
   const parsers = [
     ['application/json', parseJsonBody],
     ['application/x-www-form-urlencoded', parseFormBody],
+    ['text/plain', keepSignedText],
   ] as const;
   for (const [contentType, parse] of parsers) {
     app.useBodyParser<RawServerDefault>(
@@ -71,6 +73,17 @@ function parseJsonBody(request: FastifyRequest, body: Buffer): unknown {
     return undefined;
   }
   return parseJsonBytes(body, policy);
+}
+
+/**
+ * `text/plain` only where a route keeps its raw body: Amazon SNS posts its signed JSON under that type. The
+ * route's credential checks and parses the bytes; everywhere else `text/plain` stays a 415.
+ */
+function keepSignedText(request: FastifyRequest, body: Buffer): unknown {
+  if (!bodyPolicyOf(request).rawBody) {
+    throw new UnsupportedMediaTypeException('This route does not take text/plain');
+  }
+  return parseJsonBody(request, body);
 }
 
 /** JSON bytes as every JSON route takes them: size, strict UTF-8, no poisoning keys, bounded shape (400/413). */

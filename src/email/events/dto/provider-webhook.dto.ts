@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 export class WebhookResultView {
   @ApiProperty({ example: true }) success: true;
@@ -12,12 +13,27 @@ export class WebhookResultView {
   eventId: string | null;
 }
 
+export class WebhookEventResultView {
+  @ApiProperty() processed: boolean;
+  @ApiProperty({ type: String, nullable: true }) eventId: string | null;
+}
+
+export class PrimaryProviderResultView extends WebhookResultView {
+  @ApiPropertyOptional({
+    type: [WebhookEventResultView],
+    description:
+      'A request of several events (SendGrid): each one’s outcome, in order; `processed` and `eventId` ' +
+      'above are the first processed one’s',
+  })
+  events?: WebhookEventResultView[];
+}
+
 export class ColdProviderResultView {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({ example: 'Event received; the cold provider is not processed yet' }) message: string;
 }
 
-/** A provider's event: any JSON object (the primary provider's shape is documented in the README). */
+/** A provider's event: any JSON object. */
 export const PROVIDER_EVENT_BODY = {
   type: 'object',
   additionalProperties: true,
@@ -27,3 +43,16 @@ export const PROVIDER_EVENT_BODY = {
     data: { email_id: '6561f0c2a1b2c3d4e5f60718@mail.example.com', to: ['person@example.com'] },
   },
 } as const;
+
+/**
+ * What the primary provider route accepts, in the format EMAIL_PROVIDER names (docs/api/providers/): a JSON
+ * object (Resend, Postmark, Mailgun; SES's SNS envelope, sent as text/plain) or an array of objects
+ * (SendGrid's batch). Its authentication is checked before the body is read.
+ */
+export const PRIMARY_PROVIDER_BODY: SchemaObject = {
+  oneOf: [
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: { type: 'object', additionalProperties: true }, maxItems: 1_000 },
+  ],
+  example: PROVIDER_EVENT_BODY.example,
+};

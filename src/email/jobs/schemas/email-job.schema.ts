@@ -35,8 +35,13 @@ export class EmailJob {
   /** Copied out of the payload so lists and statistics can filter on them with an index. */
   @Prop({ type: String, default: null }) appId: string | null;
   @Prop({ type: String, default: null }) campaignId: string | null;
-  /** The provider message id of a delivered message (what provider webhooks name). */
+  /** The Message-ID the worker gave a delivered message, `<job id>@<sender domain>` (what webhooks name). */
   @Prop() messageId?: string;
+  /**
+   * The provider's own id of the message, when its SMTP answer names one (SES `250 Ok <id>`, SendGrid's
+   * `queued as <X-Message-Id>`): the events that do not pass our Message-ID back name this one.
+   */
+  @Prop() providerMessageId?: string;
 
   /** Due time: the worker claims the job once it has passed (also the backoff of a failed attempt). */
   @Prop({ required: true }) scheduledAt: Date;
@@ -85,6 +90,8 @@ EmailJobSchema.index(
   { partialFilterExpression: { heldAt: { $exists: true } } },
 );
 EmailJobSchema.index({ messageId: 1 }, { sparse: true });
+// SentMessageLookup.findByProviderId: a provider event that names the provider's id only.
+EmailJobSchema.index({ providerMessageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
 EmailJobSchema.index({ 'payload.to': 1, createdAt: 1 });
 // Retention: a finished job is removed at its `expiresAt` (absent, so never removed, until it ends).

@@ -22,6 +22,8 @@ export class MessageLedgerEntry {
   @Prop({ type: String, default: null }) contactId: string | null;
   /** `smtp` or `outbox`, once sent. */
   @Prop({ type: String }) provider?: string;
+  /** The provider's own id of the message (SES, SendGrid), from its answer to the send. */
+  @Prop({ type: String }) providerMessageId?: string;
   @Prop({ required: true }) createdAt: Date;
   /** When the worker recorded the send (absent while queued, or when the send's outcome was lost). */
   @Prop() sentAt?: Date;
@@ -34,6 +36,8 @@ export class MessageLedgerEntry {
 export const MessageLedgerSchema = SchemaFactory.createForClass(MessageLedgerEntry);
 // Enqueuing looks keys up here first: a key whose job has expired still names its message.
 MessageLedgerSchema.index({ idempotencyKey: 1 }, { unique: true });
+// A provider event that names the message only by the provider's id (docs/api/providers/README.md).
+MessageLedgerSchema.index({ providerMessageId: 1 }, { sparse: true });
 // A GDPR erasure replaces the address in every entry to it.
 MessageLedgerSchema.index({ to: 1 });
 // Retention measured from the last event: each event moves `expiresAt`, the index removes the entry then
