@@ -33,6 +33,8 @@ export interface LedgerSend {
   message: LedgerMessage;
   messageId: string;
   provider: string;
+  /** The provider's id for the message, when its answer gave one. */
+  providerMessageId?: string;
 }
 
 /** The recipient fields of an `email.send` job as the ledger keeps them. */
@@ -119,19 +121,28 @@ export class MessageLedger {
    */
   async recordSent(sends: LedgerSend[], now = new Date()): Promise<void> {
     if (sends.length === 0) return;
-    const operations: AnyBulkWriteOperation[] = sends.map(({ message, messageId, provider }) => {
-      const { jobId, ...fields } = message;
-      return {
-        updateOne: {
-          filter: { _id: jobId },
-          update: {
-            $set: { messageId, provider, sentAt: now, lastEventAt: now, expiresAt: this.expiresAt(now) },
-            $setOnInsert: { ...fields, createdAt: now },
+    const operations: AnyBulkWriteOperation[] = sends.map(
+      ({ message, messageId, provider, providerMessageId }) => {
+        const { jobId, ...fields } = message;
+        return {
+          updateOne: {
+            filter: { _id: jobId },
+            update: {
+              $set: {
+                messageId,
+                provider,
+                ...(providerMessageId ? { providerMessageId } : {}),
+                sentAt: now,
+                lastEventAt: now,
+                expiresAt: this.expiresAt(now),
+              },
+              $setOnInsert: { ...fields, createdAt: now },
+            },
+            upsert: true,
           },
-          upsert: true,
-        },
-      };
-    });
+        };
+      },
+    );
     await this.collection.bulkWrite(operations, { ordered: false });
   }
 
@@ -139,6 +150,11 @@ export class MessageLedger {
   async find(jobId: string): Promise<MessageLedgerEntry | null> {
     if (!ObjectId.isValid(jobId)) return null;
     return this.collection.findOne<MessageLedgerEntry>({ _id: new ObjectId(jobId) });
+  }
+
+  /** The entry of the message a provider's own id names (one lookup in its index). */
+  async findByProviderMessageId(providerMessageId: string): Promise<MessageLedgerEntry | null> {
+    return this.collection.findOne<MessageLedgerEntry>({ providerMessageId });
   }
 
   /** A provider event about the message: its retention starts again from now. */

@@ -16,10 +16,11 @@ export interface SentMessageRecord {
 }
 
 /**
- * Finds the message a provider event names by the Message-ID the worker gave it, `<job id>@<sender domain>`
- * (SendEmailHandler): the message ledger's entry is read by `_id` (one lookup) and must carry exactly that
- * Message-ID. The ledger outlives the job (docs/retention.md); a job queued before the ledger existed is
- * read instead while it is kept.
+ * Finds the message a provider event names: by the Message-ID the worker gave it, `<job id>@<sender
+ * domain>` (SendEmailHandler), the message ledger's entry read by `_id` (one lookup) and carrying exactly
+ * that Message-ID; or by the provider's own id for it (an API transport's answer, such as Resend's `id`),
+ * read from the ledger's index of those. The ledger outlives the job (docs/retention.md); a job queued
+ * before the ledger existed is read instead while it is kept.
  */
 @Injectable()
 export class SentMessageLookup {
@@ -30,7 +31,7 @@ export class SentMessageLookup {
 
   async find(messageId: string): Promise<SentMessageRecord | null> {
     const jobId = jobIdOfMessageId(messageId);
-    if (!isObjectIdOrHexString(jobId)) return null;
+    if (!isObjectIdOrHexString(jobId)) return this.findByProviderMessageId(messageId);
     const bare = messageId.replace(/^<|>$/g, '');
     const entry = await this.ledger.find(jobId);
     if (entry) {
@@ -39,6 +40,14 @@ export class SentMessageLookup {
       return { jobId, appId, campaignId, contactId, to };
     }
     return this.fromJob(jobId, bare);
+  }
+
+  /** The message a provider's own id names (recorded from the provider's answer when it was sent). */
+  async findByProviderMessageId(providerMessageId: string): Promise<SentMessageRecord | null> {
+    const entry = await this.ledger.findByProviderMessageId(providerMessageId);
+    if (!entry) return null;
+    const { appId, campaignId, contactId, to } = entry;
+    return { jobId: String(entry._id), appId, campaignId, contactId, to };
   }
 
   /** A provider event about the message: its ledger entry is kept for the full retention from now. */

@@ -20,8 +20,13 @@ export class MessageLedgerEntry {
   @Prop({ type: String, default: null }) appId: string | null;
   @Prop({ type: String, default: null }) campaignId: string | null;
   @Prop({ type: String, default: null }) contactId: string | null;
-  /** `smtp` or `outbox`, once sent. */
+  /** `smtp`, `resend-api` or `outbox`, once sent. */
   @Prop({ type: String }) provider?: string;
+  /**
+   * The provider's own id for the message when it answered with one (Resend's `id`): its events name the
+   * message by it. docs/operations/email-transports.md.
+   */
+  @Prop({ type: String }) providerMessageId?: string;
   @Prop({ required: true }) createdAt: Date;
   /** When the worker recorded the send (absent while queued, or when the send's outcome was lost). */
   @Prop() sentAt?: Date;
@@ -34,6 +39,8 @@ export class MessageLedgerEntry {
 export const MessageLedgerSchema = SchemaFactory.createForClass(MessageLedgerEntry);
 // Enqueuing looks keys up here first: a key whose job has expired still names its message.
 MessageLedgerSchema.index({ idempotencyKey: 1 }, { unique: true });
+// A provider event that names the message by the provider's id (an API transport's answer) finds it here.
+MessageLedgerSchema.index({ providerMessageId: 1 }, { sparse: true });
 // A GDPR erasure replaces the address in every entry to it.
 MessageLedgerSchema.index({ to: 1 });
 // Retention measured from the last event: each event moves `expiresAt`, the index removes the entry then
