@@ -1,11 +1,14 @@
 import type { Collection, Document } from 'mongodb';
 import { ObjectId } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { validateEnv } from '../src/config/env';
 import { EmailService } from '../src/email/email.service';
 import { LAPSED_REPEATABLE_ERROR } from '../src/email/jobs/email-job.store';
 import { EmailWorker } from '../src/email/jobs/email-worker';
 import { SentMessageLookup } from '../src/email/jobs/sent-message-lookup';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
+import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { startResendReceiver, type ResendReceiver } from './helpers/resend-receiver';
@@ -20,6 +23,7 @@ import {
 } from './helpers/worker-process';
 
 const API_KEY = 're_test_0123456789abcdefSECRET';
+const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const CONCURRENCY = 4;
 /** The circuit's probes: the first 100 ms after it opens, doubling up to 400 ms. */
 const CIRCUIT = { firstProbeMs: 100, maxProbeMs: 400 };
@@ -41,6 +45,7 @@ describe('E-mail through the Resend API transport', () => {
     process.env.EMAIL_TRANSPORT = 'resend-api';
     process.env.RESEND_API_KEY = API_KEY;
     process.env.RESEND_API_URL = receiver.url;
+    process.env.WEBHOOK_SECRET = WEBHOOK_SECRET;
     t = await createTestApp({
       overrides: [
         {
@@ -75,6 +80,7 @@ describe('E-mail through the Resend API transport', () => {
     delete process.env.EMAIL_TRANSPORT;
     delete process.env.RESEND_API_KEY;
     delete process.env.RESEND_API_URL;
+    delete process.env.WEBHOOK_SECRET;
   });
 
   const jobs = (): Collection<Document> => t.connection.collection('email_jobs');
@@ -130,6 +136,35 @@ describe('E-mail through the Resend API transport', () => {
     expect(view.status).toBe(200);
     expect(JSON.stringify(view.body)).toContain(providerId);
     expect(JSON.stringify(view.body)).not.toContain(API_KEY);
+  });
+
+  it('a Resend webhook naming the message by Resend’s id finds it: a bounce suppresses the address', async () => {
+    await t.app.get(EmailService).enqueueEmail({ to: 'bouncy@example.com', subject: 'Hi', text: 'Hi' });
+    await drainEmailQueue(t);
+    const body = JSON.stringify({
+      type: 'email.bounced',
+      created_at: new Date().toISOString(),
+      data: {
+        email_id: receiver.messages[0].id,
+        to: ['bouncy@example.com'],
+        bounce: { type: 'Permanent', message: '550 no such user' },
+      },
+    });
+    const id = `msg_${randomBytes(8).toString('hex')}`;
+    const sentAt = new Date();
+    const res = await t.http.request('POST', '/email-events/primary-provider', {
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': new Webhook(WEBHOOK_SECRET).sign(id, sentAt, body),
+      },
+    });
+    expect(res.body).toMatchObject({ success: true, processed: true });
+    expect(await t.app.get(SuppressionService).find('bouncy@example.com')).toMatchObject({
+      reason: 'hard_bounce',
+    });
   });
 
   it('treats 429 and 5xx as an outage: no attempt counted, the circuit probes, every job sent once', async () => {

@@ -52,6 +52,7 @@ describe('No personal data in log lines', () => {
         bounceType: type === 'bounced' ? 'hard' : undefined,
         message: {
           jobId: String(new Types.ObjectId()),
+          messageId: `${String(new Types.ObjectId())}@mail.example.com`,
           appId: app.id,
           campaignId: String(new Types.ObjectId()),
           contactId: null,

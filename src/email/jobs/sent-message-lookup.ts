@@ -8,6 +8,8 @@ import { EmailJob } from './schemas/email-job.schema';
 /** A message the worker sent, as provider events need it. */
 export interface SentMessageRecord {
   jobId: string;
+  /** Our Message-ID for it (`<job id>@<domain>`), whichever id the event named it by. */
+  messageId: string;
   appId: string | null;
   campaignId: string | null;
   contactId: string | null;
@@ -37,7 +39,7 @@ export class SentMessageLookup {
     if (entry) {
       if (entry.messageId !== bare) return null;
       const { appId, campaignId, contactId, to } = entry;
-      return { jobId, appId, campaignId, contactId, to };
+      return { jobId, messageId: bare, appId, campaignId, contactId, to };
     }
     return this.fromJob(jobId, bare);
   }
@@ -46,8 +48,8 @@ export class SentMessageLookup {
   async findByProviderMessageId(providerMessageId: string): Promise<SentMessageRecord | null> {
     const entry = await this.ledger.findByProviderMessageId(providerMessageId);
     if (!entry) return null;
-    const { appId, campaignId, contactId, to } = entry;
-    return { jobId: String(entry._id), appId, campaignId, contactId, to };
+    const { messageId, appId, campaignId, contactId, to } = entry;
+    return { jobId: String(entry._id), messageId, appId, campaignId, contactId, to };
   }
 
   /** A provider event about the message: its ledger entry is kept for the full retention from now. */
@@ -64,6 +66,7 @@ export class SentMessageLookup {
     const payload = job.payload as { to?: unknown; contactId?: unknown };
     return {
       jobId: String(job._id),
+      messageId,
       appId: job.appId ?? null,
       campaignId: job.campaignId ?? null,
       contactId: typeof payload.contactId === 'string' ? payload.contactId : null,
