@@ -28,13 +28,13 @@ export const mailTransportProvider: Provider<MailTransport> = {
     switch (chosenTransport(config)) {
       case 'smtp':
         // The environment check requires SMTP_URL for this choice.
-        return new SmtpTransport(config.get('SMTP_URL', { infer: true })!, connections, {
+        return new SmtpTransport(config.get('SMTP_URL', { infer: true }), connections, {
           sendTimeoutMs: config.get('SMTP_SEND_TIMEOUT_MS', { infer: true }),
         });
       case 'resend-api':
         return new ResendApiTransport({
           // The environment check requires the key for this choice.
-          apiKey: config.get('RESEND_API_KEY', { infer: true })!,
+          apiKey: config.get('RESEND_API_KEY', { infer: true }),
           baseUrl: config.get('RESEND_API_URL', { infer: true }),
           timeoutMs: config.get('RESEND_API_TIMEOUT_MS', { infer: true }),
           maxConnections: connections,

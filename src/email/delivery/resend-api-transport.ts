@@ -166,7 +166,7 @@ export class ResendApiTransport implements MailTransport {
             'idempotency-key': idempotencyKey,
           },
         },
-        (response) => readAnswer(response).then(resolve, reject),
+        (response) => void readAnswer(response).then(resolve, reject),
       );
       const timer = setTimeout(
         () => request.destroy(new Error(`No Resend API answer within ${this.options.timeoutMs} ms`)),
