@@ -41,8 +41,9 @@ export interface MailTransport {
   readonly idempotent: boolean;
   send(mail: OutgoingMail): Promise<DeliveryReceipt>;
   /**
-   * Whether a failed send never reached the server (refused, reset, no answer): an outage, not the
-   * message's fate. Absent: every failure is the message's.
+   * Whether a failed send is an outage, not the message's fate: the server was never reached (refused,
+   * reset, no answer), or it takes no message for now (an API's 429 or 5xx). Absent: every failure is the
+   * message's.
    */
   unreachable?(error: unknown): boolean;
   /** Nest calls it last at shutdown, after the worker has drained (pooled connections are closed). */
