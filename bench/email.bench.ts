@@ -6,13 +6,16 @@
  * memory of this process and of the database JVM. Exits non-zero if a message is missing or duplicated.
  *
  *   npm run bench -- email            (BENCH_MESSAGES=20000 EMAIL_WORKER_CONCURRENCY=40 to change the sizes)
+ *   BENCH_TRANSPORT=resend-api npm run bench -- email   (through the HTTP API transport to a local receiver)
  *
- * The SMTP server runs in a child process, like a relay on another host; the Node figures are the worker's alone.
+ * The SMTP server (or the API receiver) runs in a child process, like a relay on another host; the Node
+ * figures are the worker's alone.
  */
 import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,8 @@ import { startDevDatabase, withDatabaseName } from '../src/database/dev-database
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const CONCURRENCY = process.env.EMAIL_WORKER_CONCURRENCY ?? '20';
+/** `smtp` (default) or `resend-api`: which transport the worker sends through. */
+const TRANSPORT = process.env.BENCH_TRANSPORT === 'resend-api' ? 'resend-api' : 'smtp';
 const CHUNK = 1_000;
 const SAMPLE_MS = 50;
 
@@ -60,16 +65,50 @@ function runCountingSmtpServer(): void {
   });
 }
 
-async function startCountingSmtpServer(): Promise<{
+/**
+ * The API receiver (this file with `--api-receiver`): Resend's `POST /emails` as the transport sees it,
+ * answering `{id}` at once; counts messages by their `Idempotency-Key` (a repeated key gets its first id).
+ */
+function runCountingApiReceiver(): void {
+  const received = new Map<string, number>();
+  const ids = new Map<string, string>();
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const key = String(request.headers['idempotency-key'] ?? '(none)');
+      let id = ids.get(key);
+      if (!id) {
+        id = randomUUID();
+        ids.set(key, id);
+        received.set(key, (received.get(key) ?? 0) + 1);
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    process.send!({ port: (server.address() as AddressInfo).port });
+  });
+  process.on('message', (message) => {
+    if (message === 'report') process.send!({ received: [...received] });
+    if (message === 'close') {
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+    }
+  });
+}
+
+/** The counting receiver of the chosen transport, in a child process; counts by message. */
+async function startCountingReceiver(): Promise<{
   url: string;
   child: ChildProcess;
   report(): Promise<Map<string, number>>;
   close(): Promise<void>;
 }> {
-  const child = fork(__filename, ['--smtp-server']);
+  const child = fork(__filename, [TRANSPORT === 'smtp' ? '--smtp-server' : '--api-receiver']);
   const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', resolve as never));
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: TRANSPORT === 'smtp' ? `smtp://127.0.0.1:${port}` : `http://127.0.0.1:${port}`,
     child,
     report: () =>
       new Promise((resolve) => {
@@ -125,7 +164,7 @@ const rate = (count: number, ms: number) => Math.round((count / ms) * 1000);
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-email-'));
   const database = await startDevDatabase();
-  const smtp = await startCountingSmtpServer();
+  const smtp = await startCountingReceiver();
   const databasePid = findDatabasePid();
   let peakNodeRss = 0;
   let peakDatabaseRss = 0;
@@ -140,7 +179,9 @@ async function main(): Promise<void> {
     // The environment AppModule.forRoot() validates; command monitoring lets us count round trips.
     Object.assign(process.env, {
       MONGODB_URI: `${withDatabaseName(database.uri, 'bench_email')}?monitorCommands=true`,
-      SMTP_URL: smtp.url,
+      ...(TRANSPORT === 'smtp'
+        ? { SMTP_URL: smtp.url }
+        : { EMAIL_TRANSPORT: 'resend-api', RESEND_API_KEY: 're_bench', RESEND_API_URL: smtp.url }),
       EMAIL_WORKER_ENABLED: 'false',
       EMAIL_WORKER_CONCURRENCY: CONCURRENCY,
       LOG_LEVEL: 'warn',
@@ -160,7 +201,7 @@ async function main(): Promise<void> {
     await Promise.all(Object.values(connection.models).map((model) => model.init()));
     console.log(
       `App booted and indexes built in ${((performance.now() - bootStarted) / 1000).toFixed(1)} s ` +
-        `(worker concurrency ${CONCURRENCY}, ${MESSAGES} messages)`,
+        `(worker concurrency ${CONCURRENCY}, ${MESSAGES} messages, transport ${TRANSPORT})`,
     );
 
     // Round trips and the database's time per command, by phase.
@@ -217,9 +258,10 @@ async function main(): Promise<void> {
     const statuses = await jobs
       .aggregate<{ _id: string; count: number }>([{ $group: { _id: '$status', count: { $sum: 1 } } }])
       .toArray();
+    // What the receiver counts by: the Message-ID header over SMTP, the idempotency key over the API.
     const completedIds = new Set(
-      (await jobs.find({ status: 'completed' }, { projection: { messageId: 1 } }).toArray()).map(
-        (job) => `<${String(job.messageId)}>`,
+      (await jobs.find({ status: 'completed' }, { projection: { messageId: 1 } }).toArray()).map((job) =>
+        TRANSPORT === 'smtp' ? `<${String(job.messageId)}>` : `email-job/${String(job._id)}`,
       ),
     );
     const received = await smtp.report();
@@ -241,6 +283,7 @@ async function main(): Promise<void> {
     const rows: [string, string][] = [
       ['messages', String(MESSAGES)],
       ['worker concurrency', CONCURRENCY],
+      ['transport', TRANSPORT],
       ['enqueue', `${(enqueueMs / 1000).toFixed(2)} s, ${rate(MESSAGES, enqueueMs)} msg/s`],
       [
         'delivery',
@@ -251,7 +294,7 @@ async function main(): Promise<void> {
         `${((enqueueMs + deliveryMs) / 1000).toFixed(2)} s, ${rate(MESSAGES, enqueueMs + deliveryMs)} msg/s`,
       ],
       [
-        'SMTP received',
+        'received',
         `${total} (distinct ${received.size}, duplicated ${duplicated}, missing ${missing}, unexpected ${unexpected})`,
       ],
       ['job statuses', JSON.stringify(Object.fromEntries(statuses.map((s) => [s._id, s.count])))],
@@ -271,6 +314,7 @@ async function main(): Promise<void> {
       JSON.stringify({
         messages: MESSAGES,
         concurrency: Number(CONCURRENCY),
+        transport: TRANSPORT,
         enqueuePerSecond: rate(MESSAGES, enqueueMs),
         deliveryPerSecond: rate(MESSAGES, deliveryMs),
         endToEndPerSecond: rate(MESSAGES, enqueueMs + deliveryMs),
@@ -294,6 +338,8 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--smtp-server')) {
   runCountingSmtpServer();
+} else if (process.argv.includes('--api-receiver')) {
+  runCountingApiReceiver();
 } else {
   main().catch((error: unknown) => {
     console.error(error);

@@ -23,6 +23,7 @@ describe('SmtpTransport under SMTP faults', () => {
   });
 
   const mail = (n: number): OutgoingMail => ({
+    idempotencyKey: `smtp-faults/${n}`,
     messageId: `fault-${n}@example.com`,
     from: 'news@example.com',
     to: `person${n}@example.com`,

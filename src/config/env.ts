@@ -34,6 +34,8 @@ export const EMAIL_PROVIDERS = ['resend', 'ses', 'sendgrid', 'postmark', 'mailgu
 export type EmailProviderName = (typeof EMAIL_PROVIDERS)[number];
 /** An SNS topic's ARN, e.g. arn:aws:sns:eu-west-1:123456789012:ses-events. */
 const SNS_TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+export const EMAIL_TRANSPORTS = ['smtp', 'resend-api', 'outbox'] as const;
+export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value !== '' ? Number(value) : value;
@@ -197,6 +199,33 @@ export class Env {
   @Min(1_000)
   @Max(600_000)
   SMTP_SEND_TIMEOUT_MS = 60_000;
+
+  /**
+   * How mail leaves: `smtp` (SMTP_URL), `resend-api` (Resend's HTTP API, RESEND_API_KEY) or `outbox` (`.eml`
+   * files). Unset: `smtp` when SMTP_URL is set, else `outbox`. docs/operations/email-transports.md.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(EMAIL_TRANSPORTS)
+  EMAIL_TRANSPORT?: EmailTransportName;
+
+  /** The API key of `EMAIL_TRANSPORT=resend-api` (`re_…`): a secret, never logged. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  RESEND_API_KEY?: string;
+
+  /** Resend's API base URL; another only for a test receiver (https only when NODE_ENV=production). */
+  @IsHttpUrl()
+  RESEND_API_URL = 'https://api.resend.com';
+
+  /** The most one Resend API request may take, connecting included; past it the job is retried. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  RESEND_API_TIMEOUT_MS = 30_000;
 
   @IsString()
   @MinLength(3)
@@ -487,6 +516,23 @@ function providerSecretProblems(env: Env, named: boolean): string[] {
     );
 }
 
+/** The chosen transport's settings are there, and production speaks to the API only over TLS. */
+function emailTransportProblems(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.EMAIL_TRANSPORT === 'smtp' && !env.SMTP_URL) {
+    problems.push('  SMTP_URL: is required when EMAIL_TRANSPORT=smtp');
+  }
+  if (env.EMAIL_TRANSPORT === 'resend-api' && !env.RESEND_API_KEY) {
+    problems.push('  RESEND_API_KEY: is required when EMAIL_TRANSPORT=resend-api');
+  }
+  if (env.NODE_ENV === 'production' && !/^https:/i.test(env.RESEND_API_URL)) {
+    problems.push(
+      '  RESEND_API_URL: must be an https:// URL when NODE_ENV=production (the API key travels in each request)',
+    );
+  }
+  return problems;
+}
+
 /**
  * Validates and types the environment (the `validate` of ConfigModule, which merged `.env` under it): a bad
  * value stops the process with a message naming the variable.
@@ -509,6 +555,7 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
         '(e.g. 10.0.0.0/8) or its hop count (e.g. 1)',
     );
   }
+  problems.push(...emailTransportProblems(env));
   const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
   if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));

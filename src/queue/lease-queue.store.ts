@@ -32,7 +32,7 @@ export function claimKeyOf(id: ObjectId | { toString(): string }, attempts: numb
 }
 
 /** Fields only a held job carries: gone once its holder finishes, releases it or is reaped. */
-const HOLD_FIELDS = { lockToken: '', leaseExpiresAt: '', handedAt: '' } as const;
+const HOLD_FIELDS = { lockToken: '', leaseExpiresAt: '', handedAt: '', handedRepeatable: '' } as const;
 
 /**
  * The lease protocol over one kind's collection (docs/decisions.md, issue 25). A job that may be claimed
@@ -96,7 +96,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
               ...this.kind.claimFields?.(now),
               updatedAt: now,
             },
-            $unset: { claimKey: '', handedAt: '' },
+            $unset: { claimKey: '', handedAt: '', handedRepeatable: '' },
             $inc: { attempts: 1 },
           },
         },
@@ -110,14 +110,15 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   /**
    * Marks held jobs *handed* (about to leave: a message given to the transport) in one round trip, and
    * returns the tokens still held: a job whose lease was reaped meanwhile may be another worker's now and
-   * must not be handed.
+   * must not be handed. `repeatable`: what they are handed to drops a repeat (`handedRepeatable`, which the
+   * kind's lapse rule reads).
    */
-  async markHanded(lockTokens: string[], now = new Date()): Promise<Set<string>> {
+  async markHanded(lockTokens: string[], repeatable = false, now = new Date()): Promise<Set<string>> {
     if (lockTokens.length === 0) return new Set();
     // One update of the whole group (each token is a lookup in its unique index), not one operation per job.
     const result = await this.collection.updateMany(
       { lockToken: { $in: lockTokens } },
-      { $set: { handedAt: now } },
+      { $set: { handedAt: now, ...(repeatable ? { handedRepeatable: true } : {}) } },
     );
     if (result.matchedCount === lockTokens.length) return new Set(lockTokens);
     const held = await this.collection
@@ -184,7 +185,15 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
     const reaped: { job: HeldJob; rule: LapseRule }[] = [];
     for (const filter of filters) {
       const jobs = await this.collection
-        .find(filter, { projection: { ...this.kind.heldProjection, attempts: 1, lockToken: 1, handedAt: 1 } })
+        .find(filter, {
+          projection: {
+            ...this.kind.heldProjection,
+            attempts: 1,
+            lockToken: 1,
+            handedAt: 1,
+            handedRepeatable: 1,
+          },
+        })
         .toArray();
       for (const doc of jobs) {
         const job = doc as unknown as HeldJob;

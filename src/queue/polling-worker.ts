@@ -45,10 +45,12 @@ export interface JobContext<Scan> {
   lockToken: string;
   /**
    * Marks the job handed, just before it leaves (a message given to the transport). After a crash a job
-   * never handed is run again; one handed without an outcome follows the kind's lapse rule. Throws when
-   * the lease was lost meanwhile: the job must not leave.
+   * never handed is run again; one handed without an outcome follows the kind's lapse rule, which reads
+   * `repeatable`: whether what the job was handed to drops a repeat of it (an API that honours
+   * idempotency keys), so running it again is safe. Throws when the lease was lost meanwhile: the job must
+   * not leave.
    */
-  handed(): Promise<void>;
+  handed(options?: { repeatable?: boolean }): Promise<void>;
   /** State shared by the jobs of one scan (the kind's lookups). */
   scan: Scan;
 }
@@ -101,7 +103,7 @@ export abstract class PollingWorker<
   private rate: RateLimiter | null = null;
   private reaping: Promise<{ job: HeldJob; rule: LapseRule }[]> | null = null;
   /** Jobs this worker holds and has started, by lock token (released when a stop reaches its limit). */
-  private readonly held = new Map<string, { job: Job; handed: boolean }>();
+  private readonly held = new Map<string, HeldEntry<Job>>();
   private finishing: FinishBuffer<Outcome, F> | null = null;
   private readonly marks: HandedMarks;
   private readonly circuit: Circuit;
@@ -114,7 +116,7 @@ export abstract class PollingWorker<
     private readonly statuses: readonly Status[],
   ) {
     this.logger = new Logger(name);
-    this.marks = new HandedMarks((tokens) => store.markHanded(tokens));
+    this.marks = new HandedMarks((tokens, repeatable) => store.markHanded(tokens, repeatable));
     this.circuit = new Circuit(() => this.settings().circuit ?? DEFAULT_CIRCUIT, this.logger);
   }
 
@@ -312,7 +314,7 @@ export abstract class PollingWorker<
     const slot = async () => {
       for (let next = await feed.next(halted); next; next = await feed.next(halted)) {
         const { job, lockToken } = next;
-        const entry = { job, handed: false };
+        const entry: HeldEntry<Job> = { job, handed: false, repeatable: false };
         this.held.set(lockToken, entry);
         await Promise.race([rate.acquire(), this.stopped]);
         if (halted()) {
@@ -335,7 +337,7 @@ export abstract class PollingWorker<
     // returned early would leave work going that a stop no longer waits for.
     const slots = await Promise.allSettled(Array.from({ length: concurrency }, slot));
     await this.release(
-      (await feed.leftovers()).map(({ job }) => ({ job, handed: false })),
+      (await feed.leftovers()).map(({ job }) => ({ job, handed: false, repeatable: false })),
       'claimed, not started',
     );
     await finished.flush();
@@ -351,7 +353,7 @@ export abstract class PollingWorker<
   private async attempt(
     job: Job,
     lockToken: string,
-    entry: { handed: boolean },
+    entry: HeldEntry<Job>,
     scan: Scan,
   ): Promise<{ outcome: Outcome } | { unavailable: DependencyUnavailableError }> {
     const type = this.store.kind.typeOf(job as unknown as Record<string, unknown>);
@@ -359,12 +361,13 @@ export abstract class PollingWorker<
     const context: JobContext<Scan> = {
       lockToken,
       scan,
-      handed: async () => {
+      handed: async (options) => {
         // Counted as handed from the moment the mark is asked for: a release must never resend it.
         entry.handed = true;
+        entry.repeatable = options?.repeatable === true;
         let held: boolean;
         try {
-          held = await this.marks.mark(lockToken);
+          held = await this.marks.mark(lockToken, entry.repeatable);
         } catch (error) {
           entry.handed = false;
           throw error;
@@ -398,12 +401,14 @@ export abstract class PollingWorker<
   }
 
   /** Gives held jobs back to the queue (see `LeaseQueueStore.release`). */
-  private async release(entries: { job: Job; handed: boolean }[], why: string): Promise<void> {
+  private async release(entries: HeldEntry<Job>[], why: string): Promise<void> {
     if (entries.length === 0) return;
     const now = new Date();
-    const jobs = entries.map(({ job, handed }) => ({
+    const jobs = entries.map(({ job, handed, repeatable }) => ({
       ...(job as unknown as HeldJob),
-      ...(handed ? { handedAt: now } : { handedAt: undefined }),
+      ...(handed
+        ? { handedAt: now, handedRepeatable: repeatable }
+        : { handedAt: undefined, handedRepeatable: undefined }),
     }));
     try {
       const released = await this.store.release(jobs, now);
@@ -413,6 +418,13 @@ export abstract class PollingWorker<
       this.logger.error(`Releasing ${jobs.length} job(s) failed: ${(error as Error).message}`);
     }
   }
+}
+
+/** A job this worker holds, and whether (and how) it was handed. */
+interface HeldEntry<Job> {
+  job: Job;
+  handed: boolean;
+  repeatable: boolean;
 }
 
 const noop = () => undefined;

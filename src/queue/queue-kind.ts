@@ -21,6 +21,8 @@ export interface HeldJob {
   lockToken: string;
   /** When the holder marked it handed to the outside world (a message given to the transport). */
   handedAt?: Date;
+  /** Set with `handedAt` when what it was handed to drops a repeat (an idempotent API): safe to run again. */
+  handedRepeatable?: boolean;
   [field: string]: unknown;
 }
 

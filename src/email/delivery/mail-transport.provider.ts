@@ -1,25 +1,49 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { join } from 'node:path';
 import { ConfigService } from '@nestjs/config';
-import type { AppConfig } from '../../config/env';
+import type { AppConfig, EmailTransportName } from '../../config/env';
 import { OutboxTransport, type MailTransport } from './mail-transport';
+import { ResendApiTransport } from './resend-api-transport';
 import { SmtpTransport } from './smtp-transport';
 
 export const MAIL_TRANSPORT = Symbol('MAIL_TRANSPORT');
 
-/** Pooled SMTP when `SMTP_URL` is set, else `.eml` files in `DATA_DIR/outbox`. */
+/** `EMAIL_TRANSPORT`, or without it what the settings imply: SMTP when `SMTP_URL` is set, else the outbox. */
+export function chosenTransport(config: ConfigService<AppConfig, true>): EmailTransportName {
+  return (
+    config.get('EMAIL_TRANSPORT', { infer: true }) ??
+    (config.get('SMTP_URL', { infer: true }) ? 'smtp' : 'outbox')
+  );
+}
+
+/**
+ * The transport `EMAIL_TRANSPORT` names (docs/operations/email-transports.md): pooled SMTP to `SMTP_URL`,
+ * Resend's HTTP API, or `.eml` files in `DATA_DIR/outbox`. Connections: the worker's concurrency.
+ */
 export const mailTransportProvider: Provider<MailTransport> = {
   provide: MAIL_TRANSPORT,
   inject: [ConfigService],
   useFactory: (config: ConfigService<AppConfig, true>): MailTransport => {
-    const smtpUrl = config.get('SMTP_URL', { infer: true });
-    if (smtpUrl) {
-      return new SmtpTransport(smtpUrl, config.get('EMAIL_WORKER_CONCURRENCY', { infer: true }), {
-        sendTimeoutMs: config.get('SMTP_SEND_TIMEOUT_MS', { infer: true }),
-      });
+    const connections = config.get('EMAIL_WORKER_CONCURRENCY', { infer: true });
+    switch (chosenTransport(config)) {
+      case 'smtp':
+        // The environment check requires SMTP_URL for this choice.
+        return new SmtpTransport(config.get('SMTP_URL', { infer: true }), connections, {
+          sendTimeoutMs: config.get('SMTP_SEND_TIMEOUT_MS', { infer: true }),
+        });
+      case 'resend-api':
+        return new ResendApiTransport({
+          // The environment check requires the key for this choice.
+          apiKey: config.get('RESEND_API_KEY', { infer: true }),
+          baseUrl: config.get('RESEND_API_URL', { infer: true }),
+          timeoutMs: config.get('RESEND_API_TIMEOUT_MS', { infer: true }),
+          maxConnections: connections,
+        });
+      case 'outbox': {
+        const outbox = join(config.get('DATA_DIR', { infer: true }), 'outbox');
+        new Logger('MailTransport').log(`No mail transport configured: e-mails are written to ${outbox}`);
+        return new OutboxTransport(outbox);
+      }
     }
-    const outbox = join(config.get('DATA_DIR', { infer: true }), 'outbox');
-    new Logger('MailTransport').log(`SMTP_URL is not set: e-mails are written to ${outbox}`);
-    return new OutboxTransport(outbox);
   },
 };

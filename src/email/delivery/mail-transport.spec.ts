@@ -19,6 +19,7 @@ describe('OutboxTransport transfer encodings', () => {
   const written = async (mail: Partial<OutgoingMail>) => {
     const receipt = await transport.send({
       messageId: 'job-1@example.com',
+      idempotencyKey: 'email-job/job-1',
       from: 'news@example.com',
       to: 'ada@example.com',
       subject: 'News',

@@ -7,6 +7,11 @@ import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../common/storage/
 export interface OutgoingMail {
   /** Without angle brackets; the header is `Message-ID: <messageId>`. */
   messageId: string;
+  /**
+   * Names this message for every attempt of its job: a transport that can pass it to the provider
+   * (`idempotent`) makes a repeated send of it a no-op there.
+   */
+  idempotencyKey: string;
   from: string;
   to: string;
   replyTo?: string;
@@ -25,15 +30,25 @@ export interface DeliveryReceipt {
   accepted: string[];
   rejected: string[];
   response: string;
+  /** The provider's own id for the message, when it answers with one (Resend's `id`). */
+  providerMessageId?: string;
 }
 
 export interface MailTransport {
-  /** Recorded on the job's result: `smtp` or `outbox`. */
+  /** Recorded on the job's result: `smtp`, `resend-api` or `outbox`. */
   readonly provider: string;
+  /** What an outage is reported as unavailable (`SMTP server`, `Resend API`). */
+  readonly dependency: string;
+  /**
+   * Whether sending the same message again is safe (the provider drops a repeat of its idempotency key):
+   * then a job whose outcome is unknown after a crash is retried instead of ending `dead`.
+   */
+  readonly idempotent: boolean;
   send(mail: OutgoingMail): Promise<DeliveryReceipt>;
   /**
-   * Whether a failed send never reached the server (refused, reset, no answer): an outage, not the
-   * message's fate. Absent: every failure is the message's.
+   * Whether a failed send is an outage, not the message's fate: the server was never reached (refused,
+   * reset, no answer), or it takes no message for now (an API's 429 or 5xx). Absent: every failure is the
+   * message's.
    */
   unreachable?(error: unknown): boolean;
   /** Nest calls it last at shutdown, after the worker has drained (pooled connections are closed). */
@@ -74,6 +89,9 @@ export const toNodemailer = (mail: OutgoingMail) => ({
 /** Without `SMTP_URL`: each message is written as an `.eml` file a developer can open in a mail client. */
 export class OutboxTransport implements MailTransport {
   readonly provider = 'outbox';
+  readonly dependency = 'outbox directory';
+  /** A repeat writes a second file: a developer's copy, never a second delivery, but not a no-op either. */
+  readonly idempotent = false;
   private readonly transporter = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
   constructor(private readonly directory: string) {}

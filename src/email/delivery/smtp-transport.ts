@@ -209,6 +209,9 @@ class SmtpPool {
  */
 export class SmtpTransport implements MailTransport {
   readonly provider = 'smtp';
+  readonly dependency = 'SMTP server';
+  /** SMTP has no idempotency: a message sent again is delivered again. */
+  readonly idempotent = false;
   private pool: SmtpPool;
   private readonly retiring = new Set<SmtpPool>();
 

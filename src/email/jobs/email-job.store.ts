@@ -80,6 +80,10 @@ export const LAPSED_DELIVERY_ERROR =
   'The worker stopped during delivery, so whether the message left is unknown; not retried, to avoid a duplicate';
 const LAPSED_PLAN_ERROR = 'The worker stopped while planning; planned again';
 const LAPSED_UNSENT_ERROR = 'Every attempt ended with its worker stopping before the message was sent';
+export const LAPSED_REPEATABLE_ERROR =
+  'The worker stopped during delivery; sent again with the same idempotency key, which the provider sends once';
+const LAPSED_LAST_REPEATABLE_ERROR =
+  'The worker stopped during the last attempt of the delivery, so whether the message left is unknown';
 
 /**
  * The `email_jobs` kind of the lease-queue engine (src/queue/): scans, claims, handed marks, outcomes and
@@ -167,9 +171,9 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
   }
 
   /**
-   * Reaps lapsed leases (the engine's `reapLapsed`) and sums them up: sends ended `dead` (handed, so
-   * whether the message left is unknown), jobs put back (plans, sends never handed), and the campaigns of
-   * the jobs this reaper ended (to recount them).
+   * Reaps lapsed leases (the engine's `reapLapsed`) and sums them up: sends ended `dead` (handed to SMTP,
+   * so whether the message left is unknown), jobs put back (plans, sends never handed or handed to an
+   * idempotent API), and the campaigns of the jobs this reaper ended (to recount them).
    */
   async reapLapsedLeases(
     now = new Date(),
@@ -219,7 +223,10 @@ function ledgerSendOf(record: FinishedJob | Postponed): LedgerSend[] {
   if (!('outcome' in record) || !record.ledger) return [];
   const { outcome } = record;
   if (outcome.status !== 'completed' || !outcome.messageId) return [];
-  const provider = (outcome.result as { provider?: unknown }).provider;
+  const { provider, providerMessageId } = outcome.result as {
+    provider?: unknown;
+    providerMessageId?: unknown;
+  };
   return [
     {
       message: record.ledger,
@@ -248,10 +255,12 @@ export function summarizeReaped(reaped: { job: HeldJob; rule: LapseRule }[]): {
 
 /**
  * The e-mail queue's rules on the engine. A lapsed `email.send` that was handed to the transport may have
- * left before its worker died: it ends `dead` ("outcome unknown") rather than risk a duplicate. One never
- * handed is safe to send: back to `pending` (dead once its attempts are used up, so a message that kills
- * its workers does not loop). A batch plan only enqueues with idempotency keys, so it is safe to run again
- * and is due at once.
+ * left before its worker died: handed to a transport without idempotency (SMTP) it ends `dead` ("outcome
+ * unknown") rather than risk a duplicate; handed to one that drops a repeat of its key (the mark says
+ * `handedRepeatable`) it is due again at once, the same key making the provider answer without sending
+ * twice. One never handed is safe to send: back to `pending`. Either way, dead once its attempts are used up,
+ * so a message that kills its workers does not loop. A batch plan only enqueues with idempotency keys, so it
+ * is safe to run again and is due at once.
  */
 function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> {
   return {
@@ -292,10 +301,11 @@ function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> 
     heldProjection: { type: 1, campaignId: 1, maxAttempts: 1 },
     lapsed: (job) => {
       if (job.type === 'email.batch.plan') return { to: 'due', error: LAPSED_PLAN_ERROR };
-      if (job.handedAt) return { to: 'dead', error: LAPSED_DELIVERY_ERROR };
+      if (job.handedAt && !job.handedRepeatable) return { to: 'dead', error: LAPSED_DELIVERY_ERROR };
       if (job.attempts >= ((job.maxAttempts as number | undefined) ?? DEFAULT_MAX_ATTEMPTS)) {
-        return { to: 'dead', error: LAPSED_UNSENT_ERROR };
+        return { to: 'dead', error: job.handedAt ? LAPSED_LAST_REPEATABLE_ERROR : LAPSED_UNSENT_ERROR };
       }
+      if (job.handedAt) return { to: 'due', error: LAPSED_REPEATABLE_ERROR };
       return { to: 'pending', uncount: false };
     },
   };

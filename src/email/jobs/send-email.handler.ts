@@ -53,8 +53,12 @@ export class SendEmailHandler {
   /**
    * Sends one job's message. A suppressed address (checked for the whole scan before the claim) completes
    * without sending. The job is marked handed right before the transport gets the message: a worker that
-   * dies before that point leaves a job that is safe to send again. A send that never reached the SMTP
-   * server is an outage (`DependencyUnavailableError`): the engine puts the job back, attempt not counted.
+   * dies before that point leaves a job that is safe to send again, and one that dies after it leaves a job
+   * that is safe to send again only through an idempotent transport (the mark says which). The message's
+   * idempotency key is the job's id: the same for every attempt, bounded in length, free of the caller's
+   * key text (which may name a person and is rewritten by an erasure). A send that never reached the
+   * provider, or that it refused wholesale, is an outage (`DependencyUnavailableError`): the engine puts the
+   * job back, attempt not counted.
    */
   @JobHandler('email.send')
   async send(job: EmailJob, context: EmailJobContext): Promise<JobOutcome> {
@@ -65,9 +69,10 @@ export class SendEmailHandler {
     }
     const { content, sender } = await this.content(message, context.scan.memo);
     const messageId = messageIdOf(String(job._id), this.messageIdDomain);
-    await context.handed();
+    await context.handed({ repeatable: this.transport.idempotent });
     const receipt = await this.sendOrReportOutage({
       messageId,
+      idempotencyKey: `email-job/${String(job._id)}`,
       from: message.from ?? (sender ? formatAddress(sender) : this.defaultSender),
       to: message.to,
       replyTo: message.replyTo,
@@ -77,7 +82,8 @@ export class SendEmailHandler {
       headers: unsubscribeHeaders(message.unsubscribeUrl),
       preparedHeaders: providerHeaders(this.provider, messageId),
     });
-    const providerMessageId = providerMessageIdOf(receipt.response);
+    // An API transport answers with the id itself; an SMTP provider names it in its reply (SES, SendGrid).
+    const providerMessageId = receipt.providerMessageId ?? providerMessageIdOf(receipt.response);
     return {
       status: 'completed',
       messageId,
@@ -87,6 +93,7 @@ export class SendEmailHandler {
         provider: this.transport.provider,
         accepted: receipt.accepted,
         response: receipt.response,
+        ...(providerMessageId ? { providerMessageId } : {}),
       },
     };
   }
@@ -95,7 +102,9 @@ export class SendEmailHandler {
     try {
       return await this.transport.send(mail);
     } catch (error) {
-      if (this.transport.unreachable?.(error)) throw new DependencyUnavailableError('SMTP server', error);
+      if (this.transport.unreachable?.(error)) {
+        throw new DependencyUnavailableError(this.transport.dependency, error);
+      }
       throw error;
     }
   }
@@ -149,9 +158,13 @@ export class SendEmailHandler {
   }
 }
 
-/** SMTP 5xx answers are permanent (RFC 5321 §4.2.1); 4xx answers and network errors may pass later. */
+/**
+ * SMTP 5xx answers are permanent (RFC 5321 §4.2.1); 4xx answers and network errors may pass later. A
+ * transport's own error says so itself (`permanent`: an API's validation error).
+ */
 export function isPermanentFailure(error: unknown): boolean {
   if (error instanceof PermanentDeliveryError) return true;
+  if ((error as { permanent?: unknown } | null)?.permanent === true) return true;
   const code = (error as { responseCode?: unknown } | null)?.responseCode;
   return typeof code === 'number' && code >= 500 && code < 600;
 }

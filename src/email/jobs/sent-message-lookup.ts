@@ -36,8 +36,9 @@ export class SentMessageLookup {
 
   async find(messageId: string): Promise<SentMessageRecord | null> {
     const jobId = jobIdOfMessageId(messageId);
-    if (!isObjectIdOrHexString(jobId)) return null;
     const bare = messageId.replace(/^<|>$/g, '');
+    // Not one of ours: an id the provider gave the message (Resend's API answers with its own).
+    if (!isObjectIdOrHexString(jobId)) return this.findByProviderId(bare);
     const entry = await this.ledger.find(jobId);
     if (entry) return entry.messageId === bare ? recordOfEntry(entry) : null;
     const job = await this.jobs.findById(jobId, JOB_PROJECTION).lean<EmailJob>().exec();
@@ -45,8 +46,8 @@ export class SentMessageLookup {
   }
 
   /**
-   * Finds the message by the provider's own id of it (SES `mail.messageId`, SendGrid's X-Message-Id,
-   * Postmark's MessageID): one indexed lookup in the ledger, then in the jobs for a message sent before the
+   * Finds the message by the provider's own id of it (Resend's API `id`, SES `mail.messageId`, SendGrid's
+   * X-Message-Id): one indexed lookup in the ledger, then in the jobs for a message sent before the
    * ledger recorded provider ids.
    */
   async findByProviderId(providerMessageId: string): Promise<SentMessageRecord | null> {

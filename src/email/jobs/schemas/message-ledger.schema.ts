@@ -20,9 +20,12 @@ export class MessageLedgerEntry {
   @Prop({ type: String, default: null }) appId: string | null;
   @Prop({ type: String, default: null }) campaignId: string | null;
   @Prop({ type: String, default: null }) contactId: string | null;
-  /** `smtp` or `outbox`, once sent. */
+  /** `smtp`, `resend-api` or `outbox`, once sent. */
   @Prop({ type: String }) provider?: string;
-  /** The provider's own id of the message (SES, SendGrid), from its answer to the send. */
+  /**
+   * The provider's own id for the message when its answer gave one (Resend's API `id`; SES and SendGrid
+   * in their SMTP reply): events that name the message only so find it. docs/operations/email-transports.md.
+   */
   @Prop({ type: String }) providerMessageId?: string;
   @Prop({ required: true }) createdAt: Date;
   /** When the worker recorded the send (absent while queued, or when the send's outcome was lost). */
