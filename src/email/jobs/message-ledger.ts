@@ -114,46 +114,18 @@ export class MessageLedger {
   }
 
   /**
-   * Completes the entries of sent messages: one `updateMany` per provider (usually one) for the entries
-   * queued with the Message-ID the send used, which is nearly every send, instead of an update statement
-   * per message. Sends it did not all find (an entry whose queueing write was lost, another Message-ID)
-   * are written as upserts, one per message, which create a missing entry from what the job carries. Both
-   * writes are safe to repeat.
+   * Completes the entries of sent messages in one round trip. An upsert: an entry whose queueing write was
+   * lost (a crash between the job's insert and the ledger's) is created from what the job carries.
    */
   async recordSent(sends: LedgerSend[], now = new Date()): Promise<void> {
     if (sends.length === 0) return;
-    const sent = { sentAt: now, lastEventAt: now, expiresAt: this.expiresAt(now) };
-    const byProvider = new Map<string, LedgerSend[]>();
-    const upserts: LedgerSend[] = [];
-    for (const send of sends) {
-      if (send.messageId !== messageIdOf(String(send.message.jobId), this.messageIdDomain)) {
-        upserts.push(send);
-        continue;
-      }
-      const group = byProvider.get(send.provider);
-      if (group) group.push(send);
-      else byProvider.set(send.provider, [send]);
-    }
-    for (const [provider, group] of byProvider) {
-      // The Message-ID names its job id, so it matches only its own entry: the filter finds exactly the
-      // entries queued with this send's Message-ID.
-      const { matchedCount } = await this.collection.updateMany(
-        {
-          _id: { $in: group.map((send) => send.message.jobId) },
-          messageId: { $in: group.map((send) => send.messageId) },
-        },
-        { $set: { provider, ...sent } },
-      );
-      if (matchedCount < group.length) upserts.push(...group);
-    }
-    if (upserts.length === 0) return;
-    const operations: AnyBulkWriteOperation[] = upserts.map(({ message, messageId, provider }) => {
+    const operations: AnyBulkWriteOperation[] = sends.map(({ message, messageId, provider }) => {
       const { jobId, ...fields } = message;
       return {
         updateOne: {
           filter: { _id: jobId },
           update: {
-            $set: { messageId, provider, ...sent },
+            $set: { messageId, provider, sentAt: now, lastEventAt: now, expiresAt: this.expiresAt(now) },
             $setOnInsert: { ...fields, createdAt: now },
           },
           upsert: true,
