@@ -14,15 +14,20 @@
  *   npm run bench -- campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
  *   BENCH_SKIP_FANOUT=1 npm run bench -- campaign   (the pixel alone)
  *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench -- campaign   (where the server's CPU goes on the pixel)
+ *   BENCH_PROFILE=1 BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (where the service's CPU goes from send to
+ *                                                                 sent: a .cpuprofile and its summary)
+ *   BENCH_BASELINE_DIR=/other/checkout BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (that checkout's fan-out
+ *       first, then this one's, in one run: its dist/ and .bench-build/campaign/ must exist, e.g. after one
+ *       `npm run bench -- campaign` there)
  */
 import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { Types, type Connection } from 'mongoose';
 import { SMTPServer } from 'smtp-server';
@@ -30,6 +35,7 @@ import { LinkTokens } from '../src/common/crypto/link-token';
 import { SecretKeys } from '../src/config/secret-keys';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { serverProfile } from './cpu-profile';
+import { inProcessProfile } from './in-process-profile';
 import { type BareServer, freePort, PROJECT_ROOT, runScenarios, startServer } from './http-bench';
 import { cpuSecondsOf, devDatabasePid } from './process-cpu';
 
@@ -261,6 +267,8 @@ async function fanOut(databaseUri: string): Promise<boolean> {
       { name: 'Bench', subject: 'News for {{firstName}}', htmlContent: HTML },
       'bench',
     );
+    const profile = inProcessProfile();
+    await profile.start();
     const cpu = cpuMeter(smtp.child.pid);
     const started = performance.now();
     await campaigns.send('bench', String(draft._id));
@@ -281,6 +289,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     const elapsedMs = performance.now() - started;
     const cpuPerMessage = cpu();
     clearInterval(planWatch);
+    await profile.stop(join(tmpdir(), `campaign-send-${Date.now()}.cpuprofile`));
     planDoneMs ||= elapsedMs;
     const received = await smtp.report();
     const duplicated = [...received.values()].filter((count) => count > 1).length;
@@ -472,7 +481,29 @@ async function pixel(databaseUri: string): Promise<void> {
   profile.report('all pixel runs');
 }
 
+/**
+ * The fan-out of another checkout (BENCH_BASELINE_DIR, its campaign bench built), run to its end before
+ * this one's, so both are measured in the same session; its output is printed as it comes.
+ */
+function baselineFanOut(): boolean {
+  const dir = resolve(process.env.BENCH_BASELINE_DIR!);
+  console.log(`Baseline: the fan-out of ${dir}`);
+  const { status } = spawnSync(
+    process.execPath,
+    [join(dir, '.bench-build/campaign/bench/campaign.bench.js')],
+    {
+      cwd: dir,
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_SKIP_PIXEL: '1', BENCH_PROFILE: '', BENCH_BASELINE_DIR: '' },
+    },
+  );
+  console.log(`This checkout's fan-out (${PROJECT_ROOT}):`);
+  return status === 0;
+}
+
 async function main(): Promise<void> {
+  const baselineOk =
+    process.env.BENCH_BASELINE_DIR && !process.env.BENCH_SKIP_FANOUT ? baselineFanOut() : true;
   const database = await startDevDatabase();
   let ok = true;
   try {
@@ -480,6 +511,10 @@ async function main(): Promise<void> {
     if (!process.env.BENCH_SKIP_PIXEL) await pixel(database.uri);
   } finally {
     await database.stop();
+  }
+  if (!baselineOk) {
+    console.error("FAILED: the baseline checkout's fan-out");
+    process.exitCode = 1;
   }
   if (!ok) {
     console.error('FAILED: a subscriber was missed or mailed twice, or the campaign did not end `sent`');

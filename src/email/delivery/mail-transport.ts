@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
+import { createTransport, type SendMailOptions } from 'nodemailer';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../common/storage/private-directory';
+import { rawMimeOf } from './mime-message';
 
 /** A message ready to leave: rendered, addressed, with its final headers. */
 export interface OutgoingMail {
@@ -68,8 +69,19 @@ const textEncodingOf = (mail: OutgoingMail): 'quoted-printable' | undefined =>
     ? 'quoted-printable'
     : undefined;
 
-/** The message as nodemailer's `sendMail` takes it. */
-export const toNodemailer = (mail: OutgoingMail) => ({
+/**
+ * The message as nodemailer's `sendMail` takes it: the common message as its finished text (mime-message.ts,
+ * the same bytes nodemailer would compose), any other for nodemailer to compose.
+ */
+export function toNodemailer(mail: OutgoingMail): SendMailOptions {
+  const raw = rawMimeOf(mail);
+  return raw === null
+    ? composedMail(mail)
+    : { messageId: `<${mail.messageId}>`, from: mail.from, to: mail.to, raw };
+}
+
+/** The message for nodemailer to compose. */
+export const composedMail = (mail: OutgoingMail): SendMailOptions => ({
   messageId: `<${mail.messageId}>`,
   from: mail.from,
   to: mail.to,
