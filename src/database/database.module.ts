@@ -6,6 +6,7 @@ import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
+import { CommandCountReport, countingCommands } from './command-count-report';
 import { startDevDatabase, withDatabaseName } from './dev-database';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
@@ -82,10 +83,16 @@ export class DatabaseModule {
             }
             uri ??= await embeddedDatabaseUri(config.get('DATA_DIR', { infer: true }));
             const production = config.get('NODE_ENV', { infer: true }) === 'production';
-            return { uri, ...connectionOptions(production, options.autoIndex ?? true) };
+            return {
+              uri,
+              ...connectionOptions(production, options.autoIndex ?? true),
+              // A benchmark counts the commands per request (CommandCountReport).
+              ...(countingCommands() ? { monitorCommands: true } : {}),
+            };
           },
         }),
       ],
+      providers: [CommandCountReport],
     };
   }
 }
