@@ -7,7 +7,10 @@ import type { Connection } from 'mongoose';
  * `monitorDatabaseCommands()` before `createTestApp`. Background work of the app (the health refresh, a
  * worker's poll) would count too: tests that use this run without workers.
  */
-export async function commandsDuring(connection: Connection, work: () => Promise<unknown>): Promise<string[]> {
+export async function commandsDuring(
+  connection: Connection,
+  work: () => Promise<unknown>,
+): Promise<string[]> {
   const client = connection.getClient();
   if (!client.options.monitorCommands) {
     throw new Error('Command monitoring is off: call monitorDatabaseCommands() before createTestApp()');

@@ -19,9 +19,9 @@ describe('GroupCommit', () => {
   });
 
   it('fails only the item whose outcome is an error, and every item when the batch throws', async () => {
-    const commit = new GroupCommit<number, number>(async (items) => {
-      if (items.includes(0)) throw new Error('batch refused');
-      return items.map((n) => (n < 0 ? failed(new Error(`bad ${n}`)) : settled(n)));
+    const commit = new GroupCommit<number, number>((items) => {
+      if (items.includes(0)) return Promise.reject(new Error('batch refused'));
+      return Promise.resolve(items.map((n) => (n < 0 ? failed<number>(new Error(`bad ${n}`)) : settled(n))));
     }, 100);
     const results = await Promise.allSettled([commit.submit(1), commit.submit(-1)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
@@ -33,9 +33,9 @@ describe('GroupCommit', () => {
 
   it('splits a queue longer than the batch size', async () => {
     const sizes: number[] = [];
-    const commit = new GroupCommit<number, number>(async (items) => {
+    const commit = new GroupCommit<number, number>((items) => {
       sizes.push(items.length);
-      return items.map(settled);
+      return Promise.resolve(items.map((n) => settled(n)));
     }, 2);
     await Promise.all([1, 2, 3, 4, 5].map((n) => commit.submit(n)));
     expect(sizes).toEqual([2, 2, 1]);

@@ -1,8 +1,11 @@
 /** One item's outcome in a batch: its value, or the error that fails only its caller. */
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: Error };
 
 export const settled = <T>(value: T): Settled<T> => ({ ok: true, value });
-export const failed = <T>(error: unknown): Settled<T> => ({ ok: false, error });
+export const failed = <T>(error: unknown): Settled<T> => ({
+  ok: false,
+  error: error instanceof Error ? error : new Error(String(error)),
+});
 
 /**
  * Group commit: work submitted by concurrent requests is done together, one batch at a time. A batch starts
@@ -26,8 +29,7 @@ export class GroupCommit<I, O> {
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({
         item,
-        // The batch's error as it was thrown (the database driver's, or an HttpException of a step).
-        settle: (outcome) => (outcome.ok ? resolve(outcome.value) : reject(outcome.error as Error)),
+        settle: (outcome) => (outcome.ok ? resolve(outcome.value) : reject(outcome.error)),
       });
       if (!this.running) {
         this.running = true;
@@ -45,7 +47,9 @@ export class GroupCommit<I, O> {
       } catch (error) {
         outcomes = batch.map(() => failed<O>(error));
       }
-      batch.forEach(({ settle }, i) => settle(outcomes[i] ?? failed(new Error('No outcome for a batch item'))));
+      batch.forEach(({ settle }, i) =>
+        settle(outcomes[i] ?? failed(new Error('No outcome for a batch item'))),
+      );
     }
     this.running = false;
   }

@@ -54,7 +54,10 @@ export class SentMessageLookup {
     }));
     const valid = asked.filter(({ jobId }) => isObjectIdOrHexString(jobId));
     const entries = new Map(
-      (await this.ledger.findMany(valid.map(({ jobId }) => jobId))).map((entry) => [String(entry._id), entry]),
+      (await this.ledger.findMany(valid.map(({ jobId }) => jobId))).map((entry) => [
+        String(entry._id),
+        entry,
+      ]),
     );
     const notInLedger = valid.filter(({ jobId }) => !entries.has(jobId));
     const jobs = await this.jobsById(notInLedger.map(({ jobId }) => jobId));
