@@ -109,6 +109,30 @@ describe('Database round trips per request', () => {
     });
   });
 
+  describe('POST /joinlist', () => {
+    it('signs up a new person with one read of the app, one of the suppression list and of the template, one insert carrying the consent event, and the welcome job with its ledger entry', async () => {
+      const page = t.http.with({ 'x-app-key': app.publicKey, origin: ORIGIN, 'x-forwarded-for': nextIp() });
+      let status = 0;
+      const commands = await commandsDuring(t.connection, async () => {
+        status = (await page.post('/joinlist', { email: 'new-reader@example.com', firstName: 'New' })).status;
+      });
+      expect(status).toBe(200);
+      // The chat notice is written off the request (ChatNotifier); it may or may not fall inside the window.
+      const ofRequest = commands.filter((command) => command !== 'insert chat_notifications').sort();
+      expect(ofRequest).toEqual([
+        'find apps',
+        'find email_suppressions',
+        'find email_templates',
+        'insert contacts',
+        'insert email_jobs',
+        'insert email_messages',
+      ]);
+      const stored = await t.connection.collection('contacts').findOne({ email: 'new-reader@example.com' });
+      expect(stored?.consentHistory).toHaveLength(1);
+      expect(await t.connection.collection('email_jobs').countDocuments({})).toBe(1);
+    });
+  });
+
   describe('GET /{appId}/wants with an API key', () => {
     it('reads the key and its app in one command', async () => {
       const key = await seedApiKey(t, app.id);
