@@ -194,6 +194,8 @@ export interface Scenario {
   databasePid?: number;
   /** The path of request number `n`, when requests differ (by default every request asks `url`). */
   path?: (n: number) => string;
+  /** Headers of request number `n` that depend on its body (a signature, say). */
+  headersOf?: (n: number, body: string) => Record<string, string>;
   /**
    * The answering server's database commands so far: adds commands per request. By default the counter of
    * the server (started by startServer) that `url` names.
@@ -226,9 +228,10 @@ async function measure(
           requestCounter += 1;
           const headers = { ...request.headers, 'x-forwarded-for': clientIpOf(requestCounter) };
           const path = scenario.path ? scenario.path(requestCounter) : request.path;
-          return scenario.body
-            ? { ...request, path, headers, body: JSON.stringify(scenario.body(requestCounter)) }
-            : { ...request, path, headers };
+          if (!scenario.body) return { ...request, path, headers };
+          const body = JSON.stringify(scenario.body(requestCounter));
+          const signed = scenario.headersOf?.(requestCounter, body) ?? {};
+          return { ...request, path, headers: { ...headers, ...signed }, body };
         },
       },
     ],
