@@ -72,12 +72,14 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** The started servers' command counters by base URL: a scenario on one of them gets its commands per request. */
-const commandCounters = new Map<string, () => Promise<number>>();
+/**
+ * The started servers by base URL: a scenario on one of them gets its CPU time and database commands per
+ * request without naming them.
+ */
+const startedServers = new Map<string, { pid: number; dbCommands: () => Promise<number> }>();
 
-const commandCounterOf = (scenario: Scenario) =>
-  scenario.dbCommands ??
-  [...commandCounters].find(([baseUrl]) => scenario.url.startsWith(`${baseUrl}/`))?.[1];
+const startedServerOf = (scenario: Scenario) =>
+  [...startedServers].find(([baseUrl]) => scenario.url.startsWith(`${baseUrl}/`))?.[1];
 
 /** Asks the server (over its IPC channel) how many database commands it has sent. */
 function commandCountOf(child: ChildProcess): Promise<number> {
@@ -133,14 +135,14 @@ export async function startServer(
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHealth(baseUrl, child);
   const login = await call(baseUrl, 'POST', '/auth/login', {}, BENCH_ADMIN);
-  commandCounters.set(baseUrl, () => commandCountOf(child));
+  startedServers.set(baseUrl, { pid: child.pid!, dbCommands: () => commandCountOf(child) });
   return {
     baseUrl,
     pid: child.pid!,
     admin: { authorization: `Bearer ${String(login.token)}` },
     dbCommands: () => commandCountOf(child),
     stop: async () => {
-      commandCounters.delete(baseUrl);
+      startedServers.delete(baseUrl);
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -188,7 +190,10 @@ export interface Scenario {
   headers: Record<string, string>;
   /** The body of request number `n` (unique data per request), for POST scenarios. */
   body?: (n: number) => object;
-  /** The answering server's process id: adds its CPU time per request to the table. */
+  /**
+   * The answering server's process id: adds its CPU time per request to the table. By default the process
+   * of the server (started by startServer) that `url` names.
+   */
   pid?: number;
   /** The dev database the server writes to: adds its CPU time per request to the table. */
   databasePid?: number;
@@ -212,8 +217,10 @@ async function measure(
   scenario: Scenario,
   options: { connections: number; durationS: number; amount?: number },
 ): Promise<{ rps: number; non2xx: number; cpu: CpuPerRequest; commands?: number }> {
-  const before = { server: cpuSecondsOf(scenario.pid), database: cpuSecondsOf(scenario.databasePid) };
-  const countCommands = commandCounterOf(scenario);
+  const started = startedServerOf(scenario);
+  const pid = scenario.pid ?? started?.pid;
+  const countCommands = scenario.dbCommands ?? started?.dbCommands;
+  const before = { server: cpuSecondsOf(pid), database: cpuSecondsOf(scenario.databasePid) };
   const commandsBefore = await countCommands?.();
   const clientBefore = process.cpuUsage();
   const result = await autocannon({
@@ -238,7 +245,7 @@ async function measure(
   });
   const client = process.cpuUsage(clientBefore);
   // Work the requests left behind (events written within a second) is theirs, not the next scenario's.
-  if (scenario.databasePid) await idle([scenario.pid, scenario.databasePid]);
+  if (scenario.databasePid) await idle([pid, scenario.databasePid]);
   const commandsAfter = await countCommands?.();
   const answered = result.requests.total;
   const perRequest = (before: number | undefined, after: number | undefined) =>
@@ -249,7 +256,7 @@ async function measure(
     rps: result.requests.average,
     non2xx: result.non2xx + result.errors + result.timeouts,
     cpu: {
-      server: perRequest(before.server, cpuSecondsOf(scenario.pid)),
+      server: perRequest(before.server, cpuSecondsOf(pid)),
       database: perRequest(before.database, cpuSecondsOf(scenario.databasePid)),
       client: answered > 0 ? (client.user + client.system) / answered : undefined,
     },
