@@ -148,11 +148,6 @@ export class MessageLedger {
     return this.collection.find<MessageLedgerEntry>({ _id: { $in: ids } }).toArray();
   }
 
-  /** A provider event about the message: its retention starts again from now. */
-  async touch(jobId: string, at = new Date()): Promise<void> {
-    await this.touchMany([jobId], at);
-  }
-
   /** Provider events about these messages: their retention starts again from `at` (one write). */
   async touchMany(jobIds: string[], at = new Date()): Promise<void> {
     const ids = [...new Set(jobIds)].filter((id) => ObjectId.isValid(id)).map((id) => new ObjectId(id));

@@ -74,12 +74,7 @@ export class SentMessageLookup {
     return found;
   }
 
-  /** A provider event about the message: its ledger entry is kept for the full retention from now. */
-  recordEvent(message: SentMessageRecord, at: Date): Promise<void> {
-    return this.ledger.touch(message.jobId, at);
-  }
-
-  /** `recordEvent` for many messages in one write. */
+  /** Provider events about these messages: their ledger entries are kept for the full retention from `at`. */
   recordEvents(messages: SentMessageRecord[], at: Date): Promise<void> {
     return this.ledger.touchMany(
       messages.map((message) => message.jobId),
