@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { COMMAND_COUNT_MESSAGE, COUNT_COMMANDS_VARIABLE } from '../src/database/command-count-report';
 import { cpuSecondsOf } from './process-cpu';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
@@ -65,13 +66,41 @@ export interface BenchServer {
   pid: number;
   /** The bootstrap admin's bearer header. */
   admin: Record<string, string>;
+  /** The database commands the server has sent since it started (its driver's command monitoring). */
+  dbCommands(): Promise<number>;
   /** SIGTERM, resolved once the process has exited (and written a `--cpu-prof` profile, if asked). */
   stop(): Promise<void>;
 }
 
 /**
+ * The started servers by base URL: a scenario on one of them gets its CPU time and database commands per
+ * request without naming them.
+ */
+const startedServers = new Map<string, { pid: number; dbCommands: () => Promise<number> }>();
+
+const startedServerOf = (scenario: Scenario) =>
+  [...startedServers].find(([baseUrl]) => scenario.url.startsWith(`${baseUrl}/`))?.[1];
+
+/** Asks the server (over its IPC channel) how many database commands it has sent. */
+function commandCountOf(child: ChildProcess): Promise<number> {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error('The server did not report its command count')), 5_000);
+    const listener = (message: unknown) => {
+      const answer = message as { type?: string; commands?: number };
+      if (answer?.type !== COMMAND_COUNT_MESSAGE) return;
+      clearTimeout(timer);
+      child.off('message', listener);
+      done(answer.commands ?? 0);
+    };
+    child.on('message', listener);
+    child.send(COMMAND_COUNT_MESSAGE);
+  });
+}
+
+/**
  * `node <dist>/main.js` on its own port and database, NODE_ENV=production, LOG_LEVEL=warn, no e-mail
- * worker, TRUST_PROXY=loopback (requests name their client with X-Forwarded-For). `nodeArgs` are passed to
+ * worker, TRUST_PROXY=loopback (requests name their client with X-Forwarded-For), counting its database
+ * commands (reported over an IPC channel: `dbCommands()`). `nodeArgs` are passed to
  * node (e.g. `--cpu-prof`); `env` adds or replaces variables (e.g. a known APP_SECRET to sign link tokens).
  */
 export async function startServer(
@@ -84,7 +113,7 @@ export async function startServer(
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
   const child = spawn(process.execPath, [...nodeArgs, join(dist, 'main.js')], {
     cwd: resolve(dist, '..'),
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',
@@ -99,17 +128,21 @@ export async function startServer(
       BCRYPT_COST: '10',
       EMAIL_WORKER_ENABLED: 'false',
       TRUST_PROXY: 'loopback',
+      [COUNT_COMMANDS_VARIABLE]: '1',
       ...env,
     },
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHealth(baseUrl, child);
   const login = await call(baseUrl, 'POST', '/auth/login', {}, BENCH_ADMIN);
+  startedServers.set(baseUrl, { pid: child.pid!, dbCommands: () => commandCountOf(child) });
   return {
     baseUrl,
     pid: child.pid!,
     admin: { authorization: `Bearer ${String(login.token)}` },
+    dbCommands: () => commandCountOf(child),
     stop: async () => {
+      startedServers.delete(baseUrl);
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -157,12 +190,22 @@ export interface Scenario {
   headers: Record<string, string>;
   /** The body of request number `n` (unique data per request), for POST scenarios. */
   body?: (n: number) => object;
-  /** The answering server's process id: adds its CPU time per request to the table. */
+  /**
+   * The answering server's process id: adds its CPU time per request to the table. By default the process
+   * of the server (started by startServer) that `url` names.
+   */
   pid?: number;
   /** The dev database the server writes to: adds its CPU time per request to the table. */
   databasePid?: number;
   /** The path of request number `n`, when requests differ (by default every request asks `url`). */
   path?: (n: number) => string;
+  /** Headers of request number `n` that depend on its body (a signature, say). */
+  headersOf?: (n: number, body: string) => Record<string, string>;
+  /**
+   * The answering server's database commands so far: adds commands per request. By default the counter of
+   * the server (started by startServer) that `url` names.
+   */
+  dbCommands?: () => Promise<number>;
 }
 
 let requestCounter = 0;
@@ -173,8 +216,12 @@ export const clientIpOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255
 async function measure(
   scenario: Scenario,
   options: { connections: number; durationS: number; amount?: number },
-): Promise<{ rps: number; non2xx: number; cpu: CpuPerRequest }> {
-  const before = { server: cpuSecondsOf(scenario.pid), database: cpuSecondsOf(scenario.databasePid) };
+): Promise<{ rps: number; non2xx: number; cpu: CpuPerRequest; commands?: number }> {
+  const started = startedServerOf(scenario);
+  const pid = scenario.pid ?? started?.pid;
+  const countCommands = scenario.dbCommands ?? started?.dbCommands;
+  const before = { server: cpuSecondsOf(pid), database: cpuSecondsOf(scenario.databasePid) };
+  const commandsBefore = await countCommands?.();
   const clientBefore = process.cpuUsage();
   const result = await autocannon({
     url: scenario.url,
@@ -188,16 +235,18 @@ async function measure(
           requestCounter += 1;
           const headers = { ...request.headers, 'x-forwarded-for': clientIpOf(requestCounter) };
           const path = scenario.path ? scenario.path(requestCounter) : request.path;
-          return scenario.body
-            ? { ...request, path, headers, body: JSON.stringify(scenario.body(requestCounter)) }
-            : { ...request, path, headers };
+          if (!scenario.body) return { ...request, path, headers };
+          const body = JSON.stringify(scenario.body(requestCounter));
+          const signed = scenario.headersOf?.(requestCounter, body) ?? {};
+          return { ...request, path, headers: { ...headers, ...signed }, body };
         },
       },
     ],
   });
   const client = process.cpuUsage(clientBefore);
   // Work the requests left behind (events written within a second) is theirs, not the next scenario's.
-  if (scenario.databasePid) await idle([scenario.pid, scenario.databasePid]);
+  if (scenario.databasePid) await idle([pid, scenario.databasePid]);
+  const commandsAfter = await countCommands?.();
   const answered = result.requests.total;
   const perRequest = (before: number | undefined, after: number | undefined) =>
     before !== undefined && after !== undefined && answered > 0
@@ -207,10 +256,14 @@ async function measure(
     rps: result.requests.average,
     non2xx: result.non2xx + result.errors + result.timeouts,
     cpu: {
-      server: perRequest(before.server, cpuSecondsOf(scenario.pid)),
+      server: perRequest(before.server, cpuSecondsOf(pid)),
       database: perRequest(before.database, cpuSecondsOf(scenario.databasePid)),
       client: answered > 0 ? (client.user + client.system) / answered : undefined,
     },
+    commands:
+      commandsBefore !== undefined && commandsAfter !== undefined && answered > 0
+        ? (commandsAfter - commandsBefore) / answered
+        : undefined,
   };
 }
 
@@ -244,13 +297,17 @@ export async function runScenarios(
   for (const scenario of scenarios) {
     await measure(scenario, { connections: 10, durationS: 0, amount: 500 });
   }
-  const results = new Map<string, { rps: number[]; cpu: CpuPerRequest[]; non2xx: number }>();
+  const results = new Map<
+    string,
+    { rps: number[]; cpu: CpuPerRequest[]; commands: number[]; non2xx: number }
+  >();
   for (const round of [scenarios, [...scenarios].reverse()]) {
     for (const scenario of round) {
-      const { rps, non2xx, cpu } = await measure(scenario, options);
-      const entry = results.get(scenario.name) ?? { rps: [], cpu: [], non2xx: 0 };
+      const { rps, non2xx, cpu, commands } = await measure(scenario, options);
+      const entry = results.get(scenario.name) ?? { rps: [], cpu: [], commands: [], non2xx: 0 };
       entry.rps.push(rps);
       entry.cpu.push(cpu);
+      if (commands !== undefined) entry.commands.push(commands);
       entry.non2xx += non2xx;
       results.set(scenario.name, entry);
     }
@@ -263,7 +320,7 @@ export async function runScenarios(
   const baselineCpu = cpuMean(baseline, 'server');
   const showDatabase = scenarios.some((scenario) => scenario.databasePid !== undefined);
   console.table(
-    [...results].map(([name, { non2xx }]) => {
+    [...results].map(([name, { non2xx, commands }]) => {
       // The baseline's CPU per request over this one's: the throughput ratio a CPU-bound server would reach.
       const cpuRatio = baselineCpu / cpuMean(name, 'server');
       return {
@@ -274,6 +331,8 @@ export async function runScenarios(
         'CPU ratio': Number.isNaN(cpuRatio) ? '' : Number(cpuRatio.toFixed(3)),
         ...(showDatabase ? { 'dev DB CPU µs/req': rounded(cpuMean(name, 'database')) } : {}),
         'load generator CPU µs/req': rounded(cpuMean(name, 'client')),
+        // Counted by the server's driver, so it holds however noisy the machine is (see BenchServer).
+        'db commands/req': commands.length ? Number(mean(commands).toFixed(2)) : '',
         'non-2xx': non2xx,
       };
     }),

@@ -4,6 +4,7 @@
  *
  *   npm run bench -- joinlist
  *   BENCH_PROFILE=1 npm run bench -- joinlist   (also: where the server's CPU time goes during signups)
+ *   BENCH_BASELINE_DIST=/path/to/other/dist npm run bench -- joinlist   (also that build's signups, as "before")
  *
  * Scenarios, each with a unique address and a unique client IP (X-Forwarded-For, TRUST_PROXY=loopback) per
  * request, so the 10-per-minute limit per client never answers instead of the route:
@@ -13,10 +14,18 @@
  *   full path is what the database work costs.
  * The server runs without the e-mail worker (the welcome jobs are queued, not sent).
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { serverProfile } from './cpu-profile';
-import { call, PROJECT_ROOT, runScenarios, type Scenario, startBareFastify, startServer } from './http-bench';
+import {
+  type BenchServer,
+  call,
+  PROJECT_ROOT,
+  runScenarios,
+  type Scenario,
+  startBareFastify,
+  startServer,
+} from './http-bench';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 50;
@@ -30,12 +39,14 @@ async function main(): Promise<void> {
     withDatabaseName(database.uri, 'bench_joinlist'),
     profile.nodeArgs,
   );
-  const created = await call(server.baseUrl, 'POST', '/admin/apps', server.admin, {
-    id: 'bench-app',
-    name: 'Bench app',
-    allowedOrigins: [ORIGIN],
-  });
-  const publicKey = String((created.data as Record<string, unknown>).publicKey);
+  const before = process.env.BENCH_BASELINE_DIST
+    ? await startServer(
+        resolve(process.env.BENCH_BASELINE_DIST),
+        withDatabaseName(database.uri, 'bench_joinlist_before'),
+      )
+    : undefined;
+  const publicKey = await benchApp(server);
+  const beforeKey = before ? await benchApp(before) : undefined;
   // An answer like the route's (its unsubscribe URL is about 130 characters).
   const bare = await startBareFastify({
     success: true,
@@ -43,6 +54,7 @@ async function main(): Promise<void> {
     unsubscribeUrl: `http://localhost:3000/unsubscribe/${'x'.repeat(95)}`,
   });
   const page = { 'x-app-key': publicKey, origin: ORIGIN };
+  const beforePage = { 'x-app-key': beforeKey ?? '', origin: ORIGIN };
   const signup = (n: number) => ({ email: `reader-${n}@bench.test`, firstName: 'Reader', locale: 'en' });
   const scenarios: Scenario[] = [
     { name: 'bare Fastify', url: `${bare.baseUrl}/joinlist`, method: 'POST', headers: {}, body: signup },
@@ -53,6 +65,17 @@ async function main(): Promise<void> {
       headers: page,
       body: signup,
     },
+    ...(before
+      ? [
+          {
+            name: 'before: POST /joinlist (new signups)',
+            url: `${before.baseUrl}/joinlist`,
+            method: 'POST' as const,
+            headers: beforePage,
+            body: signup,
+          },
+        ]
+      : []),
     {
       name: 'POST /joinlist (honeypot: no database work)',
       url: `${server.baseUrl}/joinlist`,
@@ -65,10 +88,21 @@ async function main(): Promise<void> {
     await runScenarios(scenarios, 'bare Fastify', { connections: CONNECTIONS, durationS: DURATION_S });
   } finally {
     await server.stop();
+    await before?.stop();
     bare.stop();
     await database.stop();
   }
   profile.report('all scenarios and seeding');
+}
+
+/** The bench app (its pages' origin allowed); its publishable key. */
+async function benchApp(server: BenchServer): Promise<string> {
+  const created = await call(server.baseUrl, 'POST', '/admin/apps', server.admin, {
+    id: 'bench-app',
+    name: 'Bench app',
+    allowedOrigins: [ORIGIN],
+  });
+  return String((created.data as Record<string, unknown>).publicKey);
 }
 
 main().catch((error: unknown) => {

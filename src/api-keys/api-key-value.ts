@@ -18,8 +18,3 @@ export function hashApiKey(value: string): string {
 export function isWellFormedApiKey(value: string): boolean {
   return API_KEY_FORMAT.test(value);
 }
-
-/** The app a key value names (`sk_<appId>_…`), or undefined for a malformed value. */
-export function appIdOfApiKey(value: string): string | undefined {
-  return API_KEY_FORMAT.exec(value)?.[1];
-}

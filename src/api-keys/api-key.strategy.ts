@@ -3,9 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import type { ApiKeyPrincipal } from '../common/auth/api-key-auth.decorator';
-import { AppsService } from '../apps/apps.service';
 import { originMatches } from '../common/auth/origin-match';
-import { appIdOfApiKey } from './api-key-value';
 import { ApiKeysService } from './api-keys.service';
 
 /**
@@ -18,10 +16,7 @@ import { ApiKeysService } from './api-keys.service';
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   private readonly logger = new Logger(ApiKeyStrategy.name);
 
-  constructor(
-    private readonly keys: ApiKeysService,
-    private readonly apps: AppsService,
-  ) {
+  constructor(private readonly keys: ApiKeysService) {
     super();
   }
 
@@ -30,13 +25,10 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     if (typeof value !== 'string' || value === '') {
       throw new UnauthorizedException('Missing X-API-Key header');
     }
-    // The value names its app, so the key and the app are read together: one round trip of latency, not two.
-    const appId = appIdOfApiKey(value);
-    const [key, app] = await Promise.all([
-      this.keys.findCredential(value),
-      appId === undefined ? null : this.apps.findByAppId(appId),
-    ]);
+    // The key and its app in one command: a revoked key or a switched-off app fails the next request.
+    const key = await this.keys.findCredential(value);
     if (!key) throw new UnauthorizedException('Invalid API key');
+    const app = key.app;
 
     const pathAppId = (request.params as Record<string, string> | undefined)?.appId;
     if (pathAppId !== undefined && pathAppId !== key.appId) {

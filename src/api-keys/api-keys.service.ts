@@ -5,6 +5,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
 import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
 import { AppsService } from '../apps/apps.service';
+import { App, APPS_COLLECTION } from '../apps/schemas/app.schema';
 import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
 import { findByIdOr404 } from '../common/database/object-id';
 import { patchUpdate } from '../common/database/patch-update';
@@ -19,11 +20,11 @@ import { ApiKey } from './schemas/api-key.schema';
 /** `lastUsed` is written at most once per key and interval, so busy keys do not cost a write per request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** What the API-key guard needs to decide on a request. */
+/** What the API-key guard needs to decide on a request: the key and the state of its app (null: no app). */
 export type ApiKeyCredential = Pick<
   ApiKey,
   '_id' | 'appId' | 'isActive' | 'expiresAt' | 'allowedOrigins' | 'lastUsed'
->;
+> & { app: Pick<App, 'id' | 'active'> | null };
 
 const NOT_FOUND = 'API key not found';
 
@@ -172,14 +173,26 @@ export class ApiKeysService {
     await this.keys.deleteMany({ appId: event.appId }).exec();
   }
 
-  /** For the guard: one lookup on the unique hash index; null for a malformed or unknown value. */
-  findCredential(value: string): Promise<ApiKeyCredential | null> {
-    if (!isWellFormedApiKey(value)) return Promise.resolve(null);
-    return this.keys
-      .findOne({ keyHash: hashApiKey(value) })
-      .select('appId isActive expiresAt allowedOrigins lastUsed')
-      .lean<ApiKeyCredential>()
+  /**
+   * For the guard: the key by its unique hash and its app by its unique id, in one command (a `$lookup`),
+   * so every request sees a revoked key or a switched-off app at once, on every instance, without a second
+   * round trip. Null for a malformed or unknown value.
+   */
+  async findCredential(value: string): Promise<ApiKeyCredential | null> {
+    if (!isWellFormedApiKey(value)) return null;
+    const fields = { appId: 1, isActive: 1, expiresAt: 1, allowedOrigins: 1, lastUsed: 1 };
+    const [found] = await this.keys
+      .aggregate<Omit<ApiKeyCredential, 'app'> & { app?: Pick<App, 'id' | 'active'> }>([
+        { $match: { keyHash: hashApiKey(value) } },
+        { $limit: 1 },
+        { $lookup: { from: APPS_COLLECTION, localField: 'appId', foreignField: 'id', as: 'apps' } },
+        // In two steps: the dev database projects fields of an array's documents wrongly.
+        { $project: { ...fields, app: { $arrayElemAt: ['$apps', 0] } } },
+        { $project: { ...fields, 'app.id': 1, 'app.active': 1 } },
+      ])
       .exec();
+    if (!found) return null;
+    return { ...found, app: found.app ?? null };
   }
 
   /**

@@ -44,7 +44,8 @@ export interface SignUpResult {
 
 /** What a public signup did: subscribed at once, nothing (already active), or nothing until confirmed. */
 export type SignUpRequest =
-  | { outcome: 'subscribed'; contact: Contact; signupId: string }
+  /** `created`: the person's record was created by this signup. */
+  | { outcome: 'subscribed'; contact: Contact; signupId: string; created: boolean }
   | { outcome: 'already'; contact: Contact }
   | { outcome: 'confirm'; contact: Contact | null };
 
@@ -197,13 +198,8 @@ export class ContactsService {
    * person with no record who must confirm gets none: nothing is stored for an unconfirmed address here.
    */
   async requestSignUp(input: SignUpInput, policy: { confirmEveryone: boolean }): Promise<SignUpRequest> {
-    const [existing, suppressed] = await Promise.all([
-      this.findByEmail(input.email),
-      this.suppression.isSuppressed(input.email),
-    ]);
-    if (!existing && (policy.confirmEveryone || suppressed)) return { outcome: 'confirm', contact: null };
     const signupId = newSignupId();
-    const decide = (current: Contact) => {
+    const decide = (suppressed: boolean) => (current: Contact) => {
       const subscription = subscriptionOf(current, input.appId);
       if (subscription?.status === 'active' && current.consent.blog !== false) {
         return { change: null, result: 'already' as const };
@@ -213,10 +209,27 @@ export class ContactsService {
       }
       return { change: subscribing(current, input, signupId).change, result: 'subscribed' as const };
     };
-    const { contact, result } = existing
-      ? await this.change(existing, decide)
-      : await this.changeByEmail(input.email, decide);
-    return result === 'subscribed' ? { outcome: result, contact, signupId } : { outcome: result, contact };
+    const answer = ({ contact, result, created }: { contact: Contact; result: string; created?: boolean }) =>
+      result === 'subscribed'
+        ? { outcome: 'subscribed' as const, contact, signupId, created: created === true }
+        : { outcome: result as 'already' | 'confirm', contact };
+
+    if (!policy.confirmEveryone) {
+      const suppressed = await this.suppression.isSuppressed(input.email);
+      // Anyone not suppressed may be stored: a first signup is one insert carrying its consent event, and
+      // someone already known is decided on their record (changeByEmail).
+      if (!suppressed) return answer(await this.changeByEmail(input.email, decide(false)));
+      const existing = await this.findByEmail(input.email);
+      return existing
+        ? answer(await this.change(existing, decide(true)))
+        : { outcome: 'confirm', contact: null };
+    }
+    const [existing, suppressed] = await Promise.all([
+      this.findByEmail(input.email),
+      this.suppression.isSuppressed(input.email),
+    ]);
+    if (!existing) return { outcome: 'confirm', contact: null };
+    return answer(await this.change(existing, decide(suppressed)));
   }
 
   /**
@@ -270,10 +283,10 @@ export class ContactsService {
   async changeByEmail<R>(
     email: string,
     decide: (current: Contact) => { change: ContactChange | null; result: R },
-  ): Promise<{ contact: Contact; result: R }> {
+  ): Promise<{ contact: Contact; result: R; created: boolean }> {
     const blank = new this.contacts({ email: personAddress(email) }).toObject<Contact>();
     const { change, result } = decide(blank);
-    if (!change) return this.change(await this.findOrCreate(email), decide);
+    if (!change) return { ...(await this.change(await this.findOrCreate(email), decide)), created: false };
     try {
       const now = new Date();
       const created = await this.contacts.create({
@@ -281,12 +294,12 @@ export class ContactsService {
         ...change.set,
         consentHistory: stamped(change.events, now),
       });
-      return { contact: created.toObject<Contact>(), result };
+      return { contact: created.toObject<Contact>(), result, created: true };
     } catch (error) {
       // Someone holds this address already (or just inserted it): change their record instead.
       if (!isDuplicateKey(error)) throw error;
       const existing = await this.contacts.findOne({ email: blank.email }).lean<Contact>().orFail().exec();
-      return this.change(existing, decide);
+      return { ...(await this.change(existing, decide)), created: false };
     }
   }
 

@@ -9,6 +9,7 @@ import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/pri
 import type { AppConfig } from '../config/env';
 import { DevDatabaseFileLockedError, startDevDatabase, withDatabaseName } from './dev-database';
 import { queryShapeRecording } from './query-shapes/query-shape-recorder';
+import { CommandCountReport, countingCommands } from './command-count-report';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
 // code that builds its own operator queries wraps them in `mongoose.trusted()`.
@@ -100,10 +101,13 @@ export class DatabaseModule {
               uri,
               ...connectionOptions(production, options.autoIndex ?? true),
               ...queryShapeRecording(),
+              // A benchmark counts the commands per request (CommandCountReport).
+              ...(countingCommands() ? { monitorCommands: true } : {}),
             };
           },
         }),
       ],
+      providers: [CommandCountReport],
     };
   }
 }

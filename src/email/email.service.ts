@@ -118,6 +118,8 @@ function newJob(
     type,
     payload: payload as Record<string, unknown>,
     idempotencyKey: options.idempotencyKey ?? randomUUID(),
+    // A random key is new by construction.
+    ...(options.idempotencyKey === undefined || options.keyIsNew ? { keyIsNew: true } : {}),
     priority: options.priority ?? 0,
     scheduledAt: options.scheduledAt ?? new Date(),
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

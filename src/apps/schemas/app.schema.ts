@@ -3,8 +3,11 @@ import { Schema as MongooseSchema, Types } from 'mongoose';
 
 export const APP_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
+/** The apps' collection (the API-key lookup joins it). */
+export const APPS_COLLECTION = 'apps';
+
 /** A client application. `id` is the app identifier (`appId`) used in paths and on tenant records. */
-@Schema({ collection: 'apps', timestamps: true, minimize: false })
+@Schema({ collection: APPS_COLLECTION, timestamps: true, minimize: false })
 export class App {
   _id: Types.ObjectId;
 

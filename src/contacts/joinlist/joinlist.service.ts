@@ -4,7 +4,7 @@ import type { App } from '../../apps/schemas/app.schema';
 import { EmailService } from '../../email/email.service';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { EmailTemplatesService } from '../../email/templates/email-templates.service';
-import { DEFAULT_LANGUAGE } from '../../email/templates/schemas/email-template.schema';
+import { DEFAULT_LANGUAGE, type EmailTemplate } from '../../email/templates/schemas/email-template.schema';
 import type { Contact } from '../schemas/contact.schema';
 import { PublicSignups } from '../signup/public-signups.service';
 import { newSignupId, UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
@@ -54,6 +54,9 @@ export class JoinlistService {
       return { success: true, alreadySubscribed: false, unsubscribeUrl: this.inertLink(app, null) };
     }
 
+    // The welcome template of a new person's language is read while the signup is decided (no round trip
+    // of its own); a known person's stored language may ask for another one then.
+    const welcome = this.prefetchWelcome(app, dto.locale ?? DEFAULT_LANGUAGE);
     const request = await this.signups.signUp(app, {
       appId: app.id,
       email: dto.email,
@@ -66,7 +69,7 @@ export class JoinlistService {
     switch (request.outcome) {
       case 'subscribed': {
         const contactId = String(request.contact._id);
-        await this.enqueueWelcome(app, request.contact);
+        await this.enqueueWelcome(app, request.contact, welcome, request.created);
         const unsubscribeUrl = this.unsubscribeLinks.url({
           contactId,
           appId: app.id,
@@ -80,7 +83,7 @@ export class JoinlistService {
         // retry. Later repeats enqueue nothing: the first welcome's job, and with it its key, may have
         // expired (EMAIL_JOB_RETENTION_DAYS is at least one day).
         if (subscribedWithinRetryWindow(request.contact, app.id))
-          await this.enqueueWelcome(app, request.contact);
+          await this.enqueueWelcome(app, request.contact, welcome, false);
         return {
           success: true,
           alreadySubscribed: true,
@@ -105,22 +108,46 @@ export class JoinlistService {
     return this.unsubscribeLinks.url({ contactId, appId: app.id, signupId: newSignupId() });
   }
 
-  /** The welcome, once per person and app; its unsubscribe link is the person's own (it goes to them). */
-  private async enqueueWelcome(app: App, contact: Contact): Promise<void> {
+  /** The app's `welcome` template in this language, being read; a failure surfaces where it is awaited. */
+  private prefetchWelcome(app: App, language: string): PrefetchedTemplate {
+    const template = this.templates.resolveForSending(app.id, WELCOME_TEMPLATE, language);
+    // Not awaited when the signup needs no welcome: that rejection must not go unhandled.
+    template.catch(() => undefined);
+    return { language, template };
+  }
+
+  /**
+   * The welcome, once per person and app; its unsubscribe link is the person's own (it goes to them). For a
+   * person this request created, the welcome's key names a new record, so it cannot have been used.
+   */
+  private async enqueueWelcome(
+    app: App,
+    contact: Contact,
+    prefetched: PrefetchedTemplate,
+    personIsNew: boolean,
+  ): Promise<void> {
     const contactId = String(contact._id);
     const unsubscribeUrl = this.unsubscribeLinks.url({ contactId, appId: app.id });
-    await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl), {
+    await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl, prefetched), {
       idempotencyKey: `welcome:${app.id}:${contactId}`,
+      keyIsNew: personIsNew,
       priority: WELCOME_PRIORITY,
     });
   }
 
   /** The app's `welcome` template in the person's language when one exists, else the built-in text. */
-  private async welcomeMessage(app: App, contact: Contact, unsubscribeUrl: string): Promise<EmailMessage> {
+  private async welcomeMessage(
+    app: App,
+    contact: Contact,
+    unsubscribeUrl: string,
+    prefetched: PrefetchedTemplate,
+  ): Promise<EmailMessage> {
     const to = contact.email;
     const details = { to, appId: app.id, appName: app.name, firstName: contact.firstName, unsubscribeUrl };
     const language = contact.locale ?? DEFAULT_LANGUAGE;
-    const template = await this.templates.resolveForSending(app.id, WELCOME_TEMPLATE, language);
+    const template = await (language === prefetched.language
+      ? prefetched.template
+      : this.templates.resolveForSending(app.id, WELCOME_TEMPLATE, language));
     const base = { to, appId: app.id, unsubscribeUrl, contactId: String(contact._id) };
     if (template) {
       return {
@@ -131,4 +158,9 @@ export class JoinlistService {
     }
     return { ...base, ...builtInWelcome(details) };
   }
+}
+
+interface PrefetchedTemplate {
+  language: string;
+  template: Promise<EmailTemplate | null>;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
+import { Model, trusted } from 'mongoose';
 import { ChatNotifier } from '../../chat/chat-notifier';
 import { EmailEvents, type CampaignHeldEvent } from '../email.events';
 import { CampaignHolds } from '../jobs/campaign-holds';
@@ -21,7 +21,7 @@ export function complaintsTooHigh(delivered: number, complained: number): boolea
  * Holds a campaign whose complaints exceed 0.3% of its delivered messages once it has 1,000 deliveries:
  * its remaining messages are not sent (CampaignHolds), the campaign shows why (its owner listens to
  * `EmailEvents.CampaignHeld`), and the app's `email` chat channel is told. Checked after each delivery or
- * complaint of the campaign, on the counters (one read by `_id`). A campaign is held once: after an admin
+ * complaint of the campaign, on the counters (one read by `_id`, or one for a batch of webhooks). A campaign is held once: after an admin
  * resumed it, the guard leaves it alone.
  */
 @Injectable()
@@ -34,13 +34,29 @@ export class ComplaintGuard {
   ) {}
 
   async check(campaignId: string): Promise<boolean> {
-    const counters = await this.counters
-      .findById(campaignId, { totals: 1, appId: 1 })
-      .lean<CampaignCounters>()
+    return (await this.checkMany([campaignId])).length > 0;
+  }
+
+  /** `check` for several campaigns with one read of their counters; returns the ids held now. */
+  async checkMany(campaignIds: string[]): Promise<string[]> {
+    const ids = [...new Set(campaignIds)];
+    if (ids.length === 0) return [];
+    const found = await this.counters
+      .find({ _id: trusted({ $in: ids }) }, { totals: 1, appId: 1 })
+      .lean<CampaignCounters[]>()
       .exec();
-    const delivered = counters?.totals.delivered ?? 0;
-    const complained = counters?.totals.complained ?? 0;
-    if (!counters || !complaintsTooHigh(delivered, complained)) return false;
+    const held: string[] = [];
+    for (const counters of found) {
+      if (await this.holdIfTooHigh(counters)) held.push(String(counters._id));
+    }
+    return held;
+  }
+
+  private async holdIfTooHigh(counters: CampaignCounters): Promise<boolean> {
+    const campaignId = String(counters._id);
+    const delivered = counters.totals?.delivered ?? 0;
+    const complained = counters.totals?.complained ?? 0;
+    if (!complaintsTooHigh(delivered, complained)) return false;
     const percent = ((complained / delivered) * 100).toFixed(2);
     const reason =
       `Held by the complaint guard: ${complained} complaints for ${delivered} delivered messages ` +

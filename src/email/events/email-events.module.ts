@@ -11,6 +11,7 @@ import { EmailAnalyticsService } from './email-analytics.service';
 import { EmailEventsController } from './email-events.controller';
 import { EmailEventsService } from './email-events.service';
 import { ProviderEffects } from './provider-effects';
+import { ProviderEventBatch } from './provider-event-batch';
 import { ProviderWebhookController } from './provider-webhook.controller';
 import { ProviderWebhookService } from './provider-webhook.service';
 import { ANALYTICS_MODELS } from './schemas/analytics-models';
@@ -39,6 +40,7 @@ import { WebhookReceipt, WebhookReceiptSchema } from './schemas/analytics.schema
   controllers: [ProviderWebhookController, EmailEventsController, EmailAnalyticsController],
   providers: [
     ProviderWebhookService,
+    ProviderEventBatch,
     ProviderEffects,
     ComplaintGuard,
     EmailEventsService,

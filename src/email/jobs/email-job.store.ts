@@ -28,6 +28,8 @@ export interface NewJob {
   campaignId: string | null;
   /** A job that is never to run: inserted `completed` with this result (a recipient a plan skips). */
   skipped?: Record<string, unknown>;
+  /** Its key was never used (EnqueueOptions.keyIsNew): the message ledger need not be asked about it. */
+  keyIsNew?: boolean;
 }
 
 export interface EnqueuedJob {
@@ -108,13 +110,13 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
   async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
     const now = new Date();
     const inLedger = await this.ledger.known(
-      jobs.flatMap((job) => (job.type === 'email.send' ? [job.idempotencyKey] : [])),
+      jobs.flatMap((job) => (job.type === 'email.send' && !job.keyIsNew ? [job.idempotencyKey] : [])),
     );
     const unique = new Map<string, NewJob & { _id: ObjectId }>();
     for (const job of jobs)
       if (!unique.has(job.idempotencyKey) && !inLedger.has(job.idempotencyKey))
         unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
-    const docs = [...unique.values()].map(({ skipped, ...job }) => ({
+    const docs = [...unique.values()].map(({ skipped, keyIsNew: _new, ...job }) => ({
       ...job,
       attempts: 0,
       ...(skipped

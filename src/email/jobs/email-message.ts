@@ -36,6 +36,11 @@ export interface EmailMessage {
 export interface EnqueueOptions {
   /** Enqueuing the same key twice gives the same job; a random key is used when absent. */
   idempotencyKey?: string;
+  /**
+   * The key was never used before: it names a record the caller has just created (a new person's welcome).
+   * The message ledger, which remembers keys of expired jobs, is then not asked (one round trip less).
+   */
+  keyIsNew?: boolean;
   /** Higher runs first; default 0. */
   priority?: number;
   /** Not before this time; default now. */

@@ -157,11 +157,19 @@ export class MessageLedger {
     return this.collection.findOne<MessageLedgerEntry>({ providerMessageId: { $eq: providerMessageId } });
   }
 
-  /** A provider event about the message: its retention starts again from now. */
-  async touch(jobId: string, at = new Date()): Promise<void> {
-    if (!ObjectId.isValid(jobId)) return;
-    await this.collection.updateOne(
-      { _id: new ObjectId(jobId) },
+  /** The entries of these job ids (one lookup by `_id`); ids that are not ObjectIds find nothing. */
+  async findMany(jobIds: string[]): Promise<MessageLedgerEntry[]> {
+    const ids = jobIds.filter((id) => ObjectId.isValid(id)).map((id) => new ObjectId(id));
+    if (ids.length === 0) return [];
+    return this.collection.find<MessageLedgerEntry>({ _id: { $in: ids } }).toArray();
+  }
+
+  /** Provider events about these messages: their retention starts again from `at` (one write). */
+  async touchMany(jobIds: string[], at = new Date()): Promise<void> {
+    const ids = [...new Set(jobIds)].filter((id) => ObjectId.isValid(id)).map((id) => new ObjectId(id));
+    if (ids.length === 0) return;
+    await this.collection.updateMany(
+      { _id: { $in: ids } },
       { $set: { lastEventAt: at, expiresAt: this.expiresAt(at) } },
     );
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isObjectIdOrHexString, Model } from 'mongoose';
+import { isObjectIdOrHexString, Model, trusted } from 'mongoose';
 import { jobIdOfMessageId } from '../delivery/message-headers';
 import { MessageLedger } from './message-ledger';
 import type { MessageLedgerEntry } from './schemas/message-ledger.schema';
@@ -9,7 +9,7 @@ import { EmailJob } from './schemas/email-job.schema';
 /** A message the worker sent, as provider events need it. */
 export interface SentMessageRecord {
   jobId: string;
-  /** The Message-ID the worker gave it. */
+  /** Our Message-ID for it (`<job id>@<domain>`), whichever id the event named it by. */
   messageId: string;
   appId: string | null;
   campaignId: string | null;
@@ -35,14 +35,39 @@ export class SentMessageLookup {
   ) {}
 
   async find(messageId: string): Promise<SentMessageRecord | null> {
-    const jobId = jobIdOfMessageId(messageId);
-    const bare = messageId.replace(/^<|>$/g, '');
-    // Not one of ours: an id the provider gave the message (Resend's API answers with its own).
-    if (!isObjectIdOrHexString(jobId)) return this.findByProviderId(bare);
-    const entry = await this.ledger.find(jobId);
-    if (entry) return entry.messageId === bare ? recordOfEntry(entry) : null;
-    const job = await this.jobs.findById(jobId, JOB_PROJECTION).lean<EmailJob>().exec();
-    return job && job.messageId === bare ? recordOfJob(job, bare) : null;
+    return (await this.findMany([messageId])).get(messageId) ?? null;
+  }
+
+  /**
+   * `find` for many ids at once: one read of the ledger, one of the jobs for the Message-IDs it does not
+   * hold, and one indexed lookup per id that is not one of ours (an id the provider gave the message, as
+   * Resend's API answers with its own). Every id asked is a key of the answer (null: no such message).
+   */
+  async findMany(messageIds: string[]): Promise<Map<string, SentMessageRecord | null>> {
+    const found = new Map<string, SentMessageRecord | null>();
+    const asked = messageIds.map((messageId) => ({
+      messageId,
+      jobId: jobIdOfMessageId(messageId),
+      bare: messageId.replace(/^<|>$/g, ''),
+    }));
+    const ours = asked.filter(({ jobId }) => isObjectIdOrHexString(jobId));
+    const entries = new Map(
+      (await this.ledger.findMany(ours.map(({ jobId }) => jobId))).map((entry) => [String(entry._id), entry]),
+    );
+    const jobs = await this.jobsById(
+      ours.filter(({ jobId }) => !entries.has(jobId)).map(({ jobId }) => jobId),
+    );
+    for (const { messageId, jobId, bare } of asked) {
+      if (!isObjectIdOrHexString(jobId)) {
+        found.set(messageId, await this.findByProviderId(bare));
+        continue;
+      }
+      const entry = entries.get(jobId);
+      const job = jobs.get(jobId);
+      if (entry) found.set(messageId, entry.messageId === bare ? recordOfEntry(entry) : null);
+      else found.set(messageId, job && job.messageId === bare ? recordOfJob(job, bare) : null);
+    }
+    return found;
   }
 
   /**
@@ -60,9 +85,21 @@ export class SentMessageLookup {
     return job?.messageId ? recordOfJob(job, job.messageId) : null;
   }
 
-  /** A provider event about the message: its ledger entry is kept for the full retention from now. */
-  recordEvent(message: SentMessageRecord, at: Date): Promise<void> {
-    return this.ledger.touch(message.jobId, at);
+  /** Provider events about these messages: their ledger entries are kept for the full retention from `at`. */
+  recordEvents(messages: SentMessageRecord[], at: Date): Promise<void> {
+    return this.ledger.touchMany(
+      messages.map((message) => message.jobId),
+      at,
+    );
+  }
+
+  private async jobsById(jobIds: string[]): Promise<Map<string, EmailJob>> {
+    if (jobIds.length === 0) return new Map();
+    const jobs = await this.jobs
+      .find({ _id: trusted({ $in: jobIds }) }, JOB_PROJECTION)
+      .lean<EmailJob[]>()
+      .exec();
+    return new Map(jobs.map((job) => [String(job._id), job]));
   }
 }
 

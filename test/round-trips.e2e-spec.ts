@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { Types } from 'mongoose';
+import { Webhook } from 'standardwebhooks';
+import type { App } from '../src/apps/schemas/app.schema';
+import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { commandsDuring, monitorDatabaseCommands } from './helpers/db-commands';
+import { seedApiKey, seedApp } from './helpers/factories';
+
+const ORIGIN = 'https://www.shop.test';
+const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const MAIL_DOMAIN = 'mail.example.com';
+
+/**
+ * The database commands of the hot public paths, counted by the driver (docs/decisions.md, "Issue 28:
+ * round trips"): a change that adds a round trip to one of them fails here, however fast the machine.
+ */
+describe('Database round trips per request', () => {
+  let t: TestApp;
+  let app: App;
+  let client = 0;
+  const nextIp = () => `10.28.${(client += 1) >> 8}.${client & 255}`;
+
+  beforeAll(async () => {
+    monitorDatabaseCommands();
+    process.env.WEBHOOK_SECRET = SECRET;
+    process.env.MAIL_FROM = `News <news@${MAIL_DOMAIN}>`;
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    delete process.env.WEBHOOK_SECRET;
+  });
+  beforeEach(async () => {
+    await resetDatabase(t.connection);
+    app = await seedApp(t, { name: 'Shop', allowedOrigins: [ORIGIN] });
+  });
+
+  describe('provider webhook', () => {
+    /** Sent messages of one campaign, as the worker leaves them (job and ledger entry); their Message-IDs. */
+    async function sentMessages(count: number): Promise<{ campaignId: string; messageIds: string[] }> {
+      const campaignId = String(new Types.ObjectId());
+      const ids = Array.from({ length: count }, () => new Types.ObjectId());
+      const now = new Date();
+      await t.connection.collection('email_messages').insertMany(
+        ids.map((_id, i) => ({
+          _id,
+          idempotencyKey: `campaign:${campaignId}:${i}`,
+          to: `reader-${i}@example.com`,
+          appId: app.id,
+          campaignId,
+          contactId: String(new Types.ObjectId()),
+          messageId: `${String(_id)}@${MAIL_DOMAIN}`,
+          createdAt: now,
+          lastEventAt: now,
+          expiresAt: new Date(now.getTime() + 86_400_000),
+        })),
+      );
+      return { campaignId, messageIds: ids.map((id) => `${String(id)}@${MAIL_DOMAIN}`) };
+    }
+
+    const deliver = (messageId: string, webhookId = `msg_${randomBytes(8).toString('hex')}`) => {
+      const body = JSON.stringify({
+        type: 'email.delivered',
+        created_at: new Date().toISOString(),
+        data: { email_id: messageId },
+      });
+      const now = new Date();
+      return t.http.request('POST', '/email-events/primary-provider', {
+        payload: body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': webhookId,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': new Webhook(SECRET).sign(webhookId, now, body),
+        },
+      });
+    };
+
+    it('stores concurrent deliveries together: at most 3 commands per event, each event stored and counted', async () => {
+      const EVENTS = 20;
+      const { campaignId, messageIds } = await sentMessages(EVENTS);
+      let answers: { status: number; body: Record<string, unknown> }[] = [];
+      const commands = await commandsDuring(t.connection, async () => {
+        answers = await Promise.all(messageIds.map((messageId) => deliver(messageId)));
+      });
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ success: true, processed: true });
+      }
+      // One event per delivery, all counted (the 2xx meant stored: nothing is written after the answers).
+      expect(await t.connection.collection('email_events').countDocuments({ campaignId })).toBe(EVENTS);
+      const counters = await t.connection
+        .collection<{ _id: string; totals?: Record<string, number> }>('email_campaign_counters')
+        .findOne({ _id: campaignId });
+      expect(counters?.totals).toMatchObject({ delivered: EVENTS });
+      expect(commands.length).toBeLessThanOrEqual(3 * EVENTS);
+    });
+
+    it('answers a repeat inside the same burst processed:false with the first delivery’s event', async () => {
+      const { messageIds } = await sentMessages(1);
+      const [first, repeat] = await Promise.all([
+        deliver(messageIds[0], 'msg_same'),
+        deliver(messageIds[0], 'msg_same'),
+      ]);
+      const outcomes = [first.body, repeat.body].sort((a, b) => Number(b.processed) - Number(a.processed));
+      expect(outcomes[0]).toMatchObject({ processed: true });
+      expect(outcomes[1]).toEqual({ success: true, processed: false, eventId: outcomes[0].eventId });
+      expect(await t.connection.collection('email_events').countDocuments({ webhookId: 'msg_same' })).toBe(1);
+    });
+  });
+
+  describe('POST /joinlist', () => {
+    it('signs up a new person with one read of the app, one of the suppression list and of the template, one insert carrying the consent event, and the welcome job with its ledger entry', async () => {
+      const page = t.http.with({ 'x-app-key': app.publicKey, origin: ORIGIN, 'x-forwarded-for': nextIp() });
+      let status = 0;
+      const commands = await commandsDuring(t.connection, async () => {
+        status = (await page.post('/joinlist', { email: 'new-reader@example.com', firstName: 'New' })).status;
+      });
+      expect(status).toBe(200);
+      // The chat notice is written off the request (ChatNotifier); it may or may not fall inside the window.
+      const ofRequest = commands.filter((command) => command !== 'insert chat_notifications').sort();
+      expect(ofRequest).toEqual([
+        'find apps',
+        'find email_suppressions',
+        'find email_templates',
+        'insert contacts',
+        'insert email_jobs',
+        'insert email_messages',
+      ]);
+      const stored = await t.connection.collection('contacts').findOne({ email: 'new-reader@example.com' });
+      expect(stored?.consentHistory).toHaveLength(1);
+      expect(await t.connection.collection('email_jobs').countDocuments({})).toBe(1);
+    });
+  });
+
+  describe('GET /{appId}/wants with an API key', () => {
+    it('reads the key and its app in one command', async () => {
+      const key = await seedApiKey(t, app.id);
+      const http = t.http.with({ 'x-api-key': key.value, 'x-forwarded-for': nextIp() });
+      // The first request records the key's use (a write at most once a minute): not what is counted here.
+      expect((await http.get(`/${app.id}/wants`)).status).toBe(200);
+      const commands = await commandsDuring(t.connection, async () => {
+        expect((await http.get(`/${app.id}/wants`)).status).toBe(200);
+      });
+      const credential = commands.filter((command) => /\b(api_keys|apps)$/.test(command));
+      expect(credential).toEqual(['aggregate api_keys']);
+    });
+  });
+});
