@@ -225,10 +225,7 @@ function ledgerSendOf(record: FinishedJob | Postponed): LedgerSend[] {
   if (!('outcome' in record) || !record.ledger) return [];
   const { outcome } = record;
   if (outcome.status !== 'completed' || !outcome.messageId) return [];
-  const { provider, providerMessageId } = outcome.result as {
-    provider?: unknown;
-    providerMessageId?: unknown;
-  };
+  const { provider } = outcome.result as { provider?: unknown };
   return [
     {
       message: record.ledger,
