@@ -83,7 +83,10 @@ describe('End-user and webhook credentials', () => {
     it('accepts a body signed with WEBHOOK_SECRET and hands the handler the verified message', async () => {
       const res = await send(body, signed(body));
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id: 'msg_1', payload: JSON.parse(body) });
+      // The configured format (Resend) has read the verified body into its deliveries.
+      expect(res.body.data).toMatchObject({
+        deliveries: [{ id: 'msg_1', read: { event: { messageId: 'm-1@mail.test', type: 'delivered' } } }],
+      });
     });
 
     it('accepts svix-* headers', async () => {

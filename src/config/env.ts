@@ -489,8 +489,7 @@ function isEcPublicKey(base64: string): boolean {
 }
 
 /** The settings each provider's webhook check needs (src/email/events/providers/). */
-const PROVIDER_SECRETS: Record<EmailProviderName, (keyof Env)[]> = {
-  resend: ['WEBHOOK_SECRET'],
+const PROVIDER_SECRETS: Record<Exclude<EmailProviderName, 'resend'>, (keyof Env)[]> = {
   ses: ['SES_SNS_TOPIC_ARNS'],
   sendgrid: ['SENDGRID_WEBHOOK_PUBLIC_KEY'],
   postmark: ['POSTMARK_WEBHOOK_USER', 'POSTMARK_WEBHOOK_PASSWORD'],
@@ -498,22 +497,25 @@ const PROVIDER_SECRETS: Record<EmailProviderName, (keyof Env)[]> = {
 };
 
 /**
- * In production, a provider named by EMAIL_PROVIDER needs its secret: without it every webhook would be
- * refused and bounces would go unnoticed. Left unset, EMAIL_PROVIDER means "Resend, if anything", and a
- * service that takes no provider webhooks (WEBHOOK_SECRET unset, every request refused) stays valid.
+ * In production, a provider other than the default needs its secret: without it every webhook would be
+ * refused and bounces would go unnoticed. Resend, the default, stays as it always was: a service that takes
+ * no provider webhooks (WEBHOOK_SECRET unset, every request refused) is valid. Whether EMAIL_PROVIDER was
+ * set cannot tell them apart: the configuration module writes the defaults it validated back into the
+ * environment, so a second start in the same process sees `resend` as if it had been given.
  */
-function providerSecretProblems(env: Env, named: boolean): string[] {
+function providerSecretProblems(env: Env): string[] {
   if (env.NODE_ENV === 'production' && (env.SNS_TEST_ENDPOINT || env.SNS_TEST_CA_FILE)) {
     return [
       '  SNS_TEST_ENDPOINT: stands in for Amazon SNS in tests and benchmarks; refused when NODE_ENV=production',
     ];
   }
-  if (!named || env.NODE_ENV !== 'production' || !EMAIL_PROVIDERS.includes(env.EMAIL_PROVIDER)) return [];
-  return PROVIDER_SECRETS[env.EMAIL_PROVIDER]
+  const provider = env.EMAIL_PROVIDER;
+  if (env.NODE_ENV !== 'production' || provider === 'resend' || !EMAIL_PROVIDERS.includes(provider)) {
+    return [];
+  }
+  return PROVIDER_SECRETS[provider]
     .filter((name) => env[name] === undefined)
-    .map(
-      (name) => `  ${name}: is required when NODE_ENV=production and EMAIL_PROVIDER=${env.EMAIL_PROVIDER}`,
-    );
+    .map((name) => `  ${name}: is required when NODE_ENV=production and EMAIL_PROVIDER=${provider}`);
 }
 
 /** The chosen transport's settings are there, and production speaks to the API only over TLS. */
@@ -559,9 +561,7 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
   if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));
-  problems.push(
-    ...providerSecretProblems(env, raw.EMAIL_PROVIDER !== undefined && raw.EMAIL_PROVIDER !== ''),
-  );
+  problems.push(...providerSecretProblems(env));
   if (problems.length > 0 || !secret) {
     // One variable fits on the line; several get a line each.
     const listed = problems.length === 1 ? ` ${problems[0].trim()}` : `\n${problems.join('\n')}`;
