@@ -41,5 +41,3 @@ export const RETIRED_KEYS_KEPT = 10;
 
 // A refused X-App-Key: was it one of an app's replaced keys? (Read only when the current-key lookup fails.)
 AppSchema.index({ retiredPublicKeys: 1 });
-// GET /apps and GET /admin/apps?activeOnly=true: active apps by name.
-AppSchema.index({ active: 1, name: 1 });

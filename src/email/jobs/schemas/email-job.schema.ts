@@ -89,7 +89,6 @@ EmailJobSchema.index(
   { campaignId: 1, heldAt: 1 },
   { partialFilterExpression: { heldAt: { $exists: true } } },
 );
-EmailJobSchema.index({ messageId: 1 }, { sparse: true });
 // SentMessageLookup.findByProviderId: a provider event that names the provider's id only.
 EmailJobSchema.index({ providerMessageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
