@@ -21,7 +21,8 @@ function bucketOf(node: ProfileNode): string {
   if (!url) return `(${functionName || 'native'})`.replace(/^\(\((.*)\)\)$/, '($1)');
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
-  const own = /\/dist\/(.+)$/.exec(url);
+  // The built server (dist/), or a bench that runs the service's compiled sources in-process.
+  const own = /\/(?:dist|src)\/(.+)$/.exec(url);
   if (own) return `service: ${own[1]}`;
   if (url.startsWith('node:')) return url;
   return url;
@@ -47,7 +48,7 @@ export function summariseProfile(path: string, top = 15): { where: string; share
 function functionOf(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   if (!url) return `(${functionName || 'native'})`.replace(/^\(\((.*)\)\)$/, '($1)');
-  const file = /node_modules\/(.+)$/.exec(url)?.[1] ?? /\/dist\/(.+)$/.exec(url)?.[1] ?? url;
+  const file = /node_modules\/(.+)$/.exec(url)?.[1] ?? /\/(?:dist|src)\/(.+)$/.exec(url)?.[1] ?? url;
   return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
 }
 
