@@ -109,6 +109,51 @@ describe('Database round trips per request', () => {
     });
   });
 
+  describe('provider webhook after a failure', () => {
+    it('processes again a delivery whose receipt was left unfinished (its request failed, the receipt stayed)', async () => {
+      const messageId = `${String(new Types.ObjectId())}@${MAIL_DOMAIN}`;
+      const jobId = new Types.ObjectId(messageId.split('@')[0]);
+      const now = new Date();
+      await t.connection.collection('email_messages').insertOne({
+        _id: jobId,
+        idempotencyKey: `left-over:${String(jobId)}`,
+        to: 'left@example.com',
+        appId: app.id,
+        campaignId: null,
+        contactId: null,
+        messageId,
+        createdAt: now,
+        lastEventAt: now,
+        expiresAt: new Date(now.getTime() + 86_400_000),
+      });
+      // What a first delivery leaves when storing its event failed and taking its receipt back failed too.
+      await t.connection
+        .collection<{ _id: string }>('email_webhook_receipts')
+        .insertOne({ _id: 'msg_left', eventId: String(new Types.ObjectId()), receivedAt: now, done: false });
+      const body = JSON.stringify({
+        type: 'email.bounced',
+        created_at: now.toISOString(),
+        data: { email_id: messageId, to: ['left@example.com'], bounce: { type: 'Permanent' } },
+      });
+      const res = await t.http.request('POST', '/email-events/primary-provider', {
+        payload: body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'msg_left',
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': new Webhook(SECRET).sign('msg_left', now, body),
+        },
+      });
+      expect(res.body).toMatchObject({ success: true, processed: true });
+      expect(await t.connection.collection('email_events').countDocuments({ webhookId: 'msg_left' })).toBe(1);
+      expect(await t.connection.collection('email_suppressions').countDocuments({})).toBe(1);
+      const receipt = await t.connection
+        .collection<{ _id: string; done?: boolean }>('email_webhook_receipts')
+        .findOne({ _id: 'msg_left' });
+      expect(receipt?.done).toBe(true);
+    });
+  });
+
   describe('POST /joinlist', () => {
     it('signs up a new person with one read of the app, one of the suppression list and of the template, one insert carrying the consent event, and the welcome job with its ledger entry', async () => {
       const page = t.http.with({ 'x-app-key': app.publicKey, origin: ORIGIN, 'x-forwarded-for': nextIp() });

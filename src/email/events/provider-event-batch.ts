@@ -81,8 +81,11 @@ export class ProviderEventBatch {
 
     const claimed = await this.claim(known.map(({ delivery }) => delivery));
     const repeats = known.filter((_, i) => !claimed.has(i));
-    const fresh = known.filter((_, i) => claimed.has(i));
-    await this.answerRepeats(repeats, outcomes);
+    const claimedNow = new Set(
+      known.filter((_, i) => claimed.has(i)).map(({ delivery }) => delivery.webhookId),
+    );
+    const unfinished = await this.answerRepeats(repeats, claimedNow, outcomes);
+    const fresh = [...known.filter((_, i) => claimed.has(i)), ...unfinished];
     if (fresh.length === 0) return outcomes;
 
     try {
@@ -115,6 +118,16 @@ export class ProviderEventBatch {
       }
     }
     if (processed.length === 0) return outcomes;
+    // Finished: a later repeat of these is answered from the receipt. Should this write fail, a repeat
+    // processes the delivery again, which changes nothing (the event keeps its id, each effect is idempotent).
+    await this.logFailure('webhook receipts', () =>
+      this.receipts
+        .updateMany(
+          { _id: trusted({ $in: processed.map(({ delivery }) => delivery.webhookId) }) },
+          { $set: { done: true } },
+        )
+        .exec(),
+    );
     // Providers report on a message for as long as it is alive to them: each report extends its ledger entry.
     await this.logFailure('message ledger', () =>
       this.messages.recordEvents(
@@ -155,25 +168,37 @@ export class ProviderEventBatch {
         _id: webhookId,
         eventId: String(eventIdOf(webhookId)),
         receivedAt,
+        done: false,
       })),
       (inserted) => this.release([...inserted].map((i) => deliveries[i].webhookId)),
     );
   }
 
-  /** A repeated delivery answers with the event its first delivery stored (one read for all repeats). */
-  private async answerRepeats(
-    repeats: { index: number; delivery: VerifiedDelivery }[],
+  /**
+   * A repeated delivery answers with the event its first delivery stored (one read for all repeats). A
+   * receipt whose delivery never finished (its request failed, and taking the receipt back failed too, e.g.
+   * the database went away in between) is no answer: that delivery is processed again, returned here. One
+   * claimed in this very batch is a plain repeat, answered when its first delivery is.
+   */
+  private async answerRepeats<T extends { index: number; delivery: VerifiedDelivery }>(
+    repeats: T[],
+    claimedNow: Set<string>,
     outcomes: Settled<WebhookOutcome>[],
-  ): Promise<void> {
-    if (repeats.length === 0) return;
+  ): Promise<T[]> {
+    if (repeats.length === 0) return [];
     const firsts = await this.receipts
       .find({ _id: trusted({ $in: repeats.map(({ delivery }) => delivery.webhookId) }) })
       .lean<WebhookReceipt[]>()
       .exec();
-    const eventIds = new Map(firsts.map((receipt) => [receipt._id, receipt.eventId]));
-    for (const { index, delivery } of repeats) {
-      outcomes[index] = settled({ processed: false, eventId: eventIds.get(delivery.webhookId) ?? null });
+    const byId = new Map(firsts.map((receipt) => [receipt._id, receipt]));
+    const unfinished: T[] = [];
+    for (const repeat of repeats) {
+      const { index, delivery } = repeat;
+      const first = byId.get(delivery.webhookId);
+      if (first?.done === false && !claimedNow.has(delivery.webhookId)) unfinished.push(repeat);
+      else outcomes[index] = settled({ processed: false, eventId: first?.eventId ?? null });
     }
+    return unfinished;
   }
 
   /** Takes receipts back, so the provider's retry processes those deliveries again. */

@@ -98,6 +98,11 @@ export class WebhookReceipt {
   @Prop({ type: String }) _id: string;
   @Prop({ type: String, default: null }) eventId: string | null;
   @Prop({ required: true }) receivedAt: Date;
+  /**
+   * False from the claim until the delivery's event and effects are stored: a repeat of an unfinished one is
+   * processed again (ProviderEventBatch). Absent on receipts written before the flag: finished.
+   */
+  @Prop({ type: Boolean }) done?: boolean;
 }
 export const WebhookReceiptSchema = SchemaFactory.createForClass(WebhookReceipt);
 // Receipts expire after a day (the signature tolerance is 5 minutes).
