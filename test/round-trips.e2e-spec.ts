@@ -128,7 +128,9 @@ describe('Database round trips per request', () => {
       });
       // What a first delivery leaves when storing its event failed and taking its receipt back failed too.
       await t.connection
-        .collection<{ _id: string }>('email_webhook_receipts')
+        .collection<{ _id: string; eventId: string; receivedAt: Date; done: boolean }>(
+          'email_webhook_receipts',
+        )
         .insertOne({ _id: 'msg_left', eventId: String(new Types.ObjectId()), receivedAt: now, done: false });
       const body = JSON.stringify({
         type: 'email.bounced',
