@@ -81,6 +81,7 @@ describe('Start-up errors a newcomer can act on', () => {
     return dir;
   };
 
+  // tsc may take minutes on a loaded machine when no other test file has compiled these sources yet.
   beforeAll(async () => {
     // A copy of the shared build beside a link to the project's dev database launcher, which the build
     // finds in a tools/mongo-dev-server above it (dev-database.ts); the global setup has made its Maven
@@ -96,7 +97,6 @@ describe('Start-up errors a newcomer can act on', () => {
     );
     const moved = (file: string) => join(dir, relative(shared.dir, file));
     build = { dir, mainJs: moved(shared.mainJs), workerJs: moved(shared.workerJs) };
-    // tsc may take minutes on a loaded machine when no other test file has compiled these sources yet.
   }, 300_000);
   afterAll(async () => {
     await killAll(running);
