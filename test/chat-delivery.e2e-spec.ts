@@ -45,7 +45,8 @@ describe('Chat notifications: outbox, routing and delivery', () => {
         { provide: HostResolver, useValue: resolver },
       ],
     });
-  });
+    // Starting the app may take longer than Jest's 30 s on a loaded machine; the limit is a safety net.
+  }, 120_000);
   afterAll(async () => {
     await t.close();
     await ruled.close();
