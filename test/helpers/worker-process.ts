@@ -16,7 +16,11 @@ export interface CompiledWorker {
   dir: string;
 }
 
-const BUILD_PREFIX = 'admin-service-build-';
+/**
+ * One cache per user: another user's build may be unreadable (umask) and their lock or stale build is not
+ * ours to remove.
+ */
+const BUILD_PREFIX = `admin-service-build-${process.getuid?.() ?? 'user'}-`;
 /** What the build depends on: the cache key. */
 const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 const BUILD_DONE = '.build-complete';
