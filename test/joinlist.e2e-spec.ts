@@ -74,9 +74,8 @@ describe('Joinlist and unsubscribe', () => {
       expect(res.body).toEqual({
         success: true,
         alreadySubscribed: false,
-        unsubscribeUrl: expect.stringMatching(
-          new RegExp(`^${PUBLIC_BASE_URL}/unsubscribe/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`),
-        ),
+        // Sealed: one opaque base64url segment (docs/decisions.md "Issue 33: public answers").
+        unsubscribeUrl: expect.stringMatching(new RegExp(`^${PUBLIC_BASE_URL}/unsubscribe/[A-Za-z0-9_-]+$`)),
       });
 
       const stored = await person('ada@example.com');
