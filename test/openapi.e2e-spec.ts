@@ -1,3 +1,4 @@
+import type * as JsYaml from 'js-yaml';
 import { Role } from '../src/common/auth/roles';
 import { createTestApp, TestApp } from './helpers/app';
 import { createSession, Session } from './helpers/session';
@@ -215,6 +216,25 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     expect(id?.schema).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{24}$' });
     const appId = doc.paths['/admin/apps/{id}'].get.parameters?.find((p) => p.name === 'id');
     expect(appId?.schema?.pattern).toBeUndefined();
+  });
+
+  it('serves /docs-yaml, the same document, written once however often it is asked for', async () => {
+    const yaml = jest.requireActual<typeof JsYaml>('js-yaml');
+    const dump = jest.spyOn(yaml, 'dump');
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await t.http.get('/docs-yaml'));
+      for (const res of answers) {
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^text\/yaml/);
+        expect(res.text).toBe(answers[0].text);
+      }
+      const parsed = yaml.load(answers[0].text) as Document;
+      expect(Object.keys(parsed.paths)).toEqual(Object.keys(doc.paths));
+      expect(dump).toHaveBeenCalledTimes(1);
+    } finally {
+      dump.mockRestore();
+    }
   });
 
   it('turns on persistAuthorization in Swagger UI', async () => {
