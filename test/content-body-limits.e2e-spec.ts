@@ -13,11 +13,11 @@ import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
 
-/** Text of this many characters, each three bytes in UTF-8 (the most a Basic Multilingual Plane one takes). */
+/** Text of this many characters, each three bytes in UTF-8 (the most a character of the BMP takes). */
 const longest = (length: number) => '€'.repeat(length);
 const bytesOf = (body: unknown) => Buffer.byteLength(JSON.stringify(body));
 
-/** A body the OpenAPI schema allows is never refused for its size (docs/api/newsletters.md "Limits"). */
+/** A body the OpenAPI schema allows is never refused for its size (docs/api/newsletters.md, "Campaigns"). */
 describe('Campaign and newsletter template bodies at the longest the schema allows', () => {
   let t: TestApp;
   let user: Session;

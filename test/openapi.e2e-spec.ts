@@ -241,7 +241,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     }
   });
 
-  it('says what the validators enforce on allowed origins, app features and channels, analytics dates', () => {
+  it('says what the validators enforce on origins, app features and channels, analytics dates', () => {
     const { CreateAppDto } = doc.components.schemas;
     const origins = CreateAppDto.properties?.allowedOrigins as Schema & { items: Schema };
     const origin = new RegExp(origins.items.pattern!);

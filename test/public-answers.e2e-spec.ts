@@ -62,7 +62,7 @@ describe('Public answers reveal nothing about other people', () => {
     smtp.received.length = 0;
   });
 
-  /** Each request from a client IP of its own: the joinlist's per-IP limit is not what these tests are about. */
+  /** Each request from a client IP of its own: the joinlist's per-IP limit is not what these tests test. */
   const pageOf = (forApp: App): HttpClient => {
     client += 1;
     return t.http.with({
@@ -75,7 +75,7 @@ describe('Public answers reveal nothing about other people', () => {
   const mailsTo = (email: string) => smtp.received.filter((mail) => mail.to.includes(email));
 
   describe('the joinlist answer', () => {
-    it('is alike for an unknown, a known, a subscribed and an opted-out address, naming no record', async () => {
+    it('is alike for an unknown, known, subscribed and opted-out address, naming no record', async () => {
       const other = await seedApp(t, { allowedOrigins: [ORIGIN] });
       await join({ email: 'known@example.com' }, other);
       await join({ email: 'subscribed@example.com' });
@@ -90,7 +90,12 @@ describe('Public answers reveal nothing about other people', () => {
       const ids = (await contacts.find().lean<Contact[]>().exec()).map((c) => c._id.toHexString());
       expect(ids).toHaveLength(4);
 
-      const addresses = ['new@example.com', 'known@example.com', 'subscribed@example.com', 'left@example.com'];
+      const addresses = [
+        'new@example.com',
+        'known@example.com',
+        'subscribed@example.com',
+        'left@example.com',
+      ];
       const answers = [];
       for (const email of [...addresses, 'optout@example.com']) answers.push(await join({ email }));
       const tokenLengths = new Set<number>();
@@ -99,7 +104,9 @@ describe('Public answers reveal nothing about other people', () => {
         expect(answer.body).toEqual({
           success: true,
           alreadySubscribed: false,
-          unsubscribeUrl: expect.stringMatching(new RegExp(`^${PUBLIC_BASE_URL}/unsubscribe/[A-Za-z0-9_-]+$`)),
+          unsubscribeUrl: expect.stringMatching(
+            new RegExp(`^${PUBLIC_BASE_URL}/unsubscribe/[A-Za-z0-9_-]+$`),
+          ),
         });
         const url = String(answer.body.unsubscribeUrl);
         tokenLengths.add(url.length);
@@ -118,7 +125,8 @@ describe('Public answers reveal nothing about other people', () => {
       const repeat = await join({ email: 'ada@example.com' });
       await t.http.post(new URL(String(repeat.body.unsubscribeUrl)).pathname);
       const status = async () =>
-        (await contacts.findOne({ email: 'ada@example.com' }).lean<Contact>().exec())!.subscriptions[0].status;
+        (await contacts.findOne({ email: 'ada@example.com' }).lean<Contact>().exec())!.subscriptions[0]
+          .status;
       expect(await status()).toBe('active');
       await t.http.post(new URL(String(first.body.unsubscribeUrl)).pathname);
       expect(await status()).toBe('unsubscribed');
@@ -166,7 +174,7 @@ describe('Public answers reveal nothing about other people', () => {
       const firstIssue = first!.mailedAt.getTime();
       expect(first!.expiresAt.getTime()).toBeLessThanOrEqual(firstIssue + 7 * DAY_MS + 1_000);
 
-      // Six days on (the stored times moved back), the address is submitted again: mailed again, not extended.
+      // Six days on (the stored times moved back), the address comes again: mailed again, not extended.
       await pending.updateOne(
         { appId: optIn.id },
         {
@@ -184,7 +192,7 @@ describe('Public answers reveal nothing about other people', () => {
       const link = confirmPathIn(mailsTo('cy@example.com')[1]);
       expect(link).toBe(confirmPathIn(mailsTo('cy@example.com')[0]));
 
-      // A day later still, the link has lived its 7 days: it subscribes no one, and a new signup mails a new one.
+      // A day later, the link has lived its 7 days: it subscribes no one, and a new signup mails a new one.
       await pending.updateOne(
         { appId: optIn.id },
         { $set: { mailedAt: new Date(Date.now() - 2 * DAY_MS), expiresAt: new Date(Date.now() - 1_000) } },

@@ -36,8 +36,8 @@ export function trustProxyProductionProblem(value: string): string | null {
   const problem = (what: string) =>
     `  TRUST_PROXY: ${what} trusts the X-Forwarded-For of too many clients (one picks its own IP for rate ` +
     "limits and consent records); when NODE_ENV=production give the load balancer's IPs/CIDRs (" +
-    `each no wider than /${WIDEST_IPV4_PREFIX} for IPv4, /${WIDEST_IPV6_PREFIX} for IPv6, together at most two ` +
-    'such ranges; or loopback, ' +
+    `each no wider than /${WIDEST_IPV4_PREFIX} for IPv4, /${WIDEST_IPV6_PREFIX} for IPv6, ` +
+    'together at most two such ranges; or loopback, ' +
     `linklocal, uniquelocal) or its hop count (1 to ${MAX_HOPS})`;
   if (value === 'true') return problem('true');
   if (/^\d+$/.test(value)) return Number(value) <= MAX_HOPS ? null : problem(`a hop count of ${value}`);

@@ -118,9 +118,10 @@ class AppFieldsDto {
     maxProperties: MAX_FEATURES,
     // OpenAPI 3.0 has no `propertyNames`: the rule for names is in the description.
     description:
-      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and canViewMetrics ' +
-      'from it; `doubleOptIn: true` makes every new newsletter signup (joinlist, API subscribe) confirm by e-mail ' +
-      `first. Names: a letter, then at most 63 letters, digits, _ or - (${FEATURE_NAME.source}); values: ` +
+      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and ' +
+      'canViewMetrics from it; `doubleOptIn: true` makes every new newsletter signup (joinlist, API ' +
+      'subscribe) confirm by e-mail first. Names: a letter, then at most 63 letters, digits, _ or - ' +
+      `(${FEATURE_NAME.source}); values: ` +
       `booleans, finite numbers, strings of at most ${FEATURE_TEXT_MAX} characters`,
     example: { canEditTemplates: true, canEditUsers: false, canViewMetrics: true },
   })
@@ -134,8 +135,8 @@ class AppFieldsDto {
     maxProperties: MAX_CHANNELS,
     description:
       'Chat channel name → the label its notifications show (e.g. `#support`); destinations are set with ' +
-      'chat routing rules (replaces the whole map on update). Names: a lower-case letter, then at most 49 of ' +
-      `a-z, 0-9, _ or - (${CHANNEL_NAME.source})`,
+      'chat routing rules (replaces the whole map on update). Names: a lower-case letter, then at most 49 ' +
+      `of a-z, 0-9, _ or - (${CHANNEL_NAME.source})`,
     example: { tickets: '#support', feedback: '#product' },
   })
   @IsOptional()

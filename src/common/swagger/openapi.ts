@@ -238,8 +238,9 @@ export function setupOpenApi(app: INestApplication): void {
 }
 
 /**
- * `/docs-yaml`: the document as YAML (about half a megabyte, tens of milliseconds of CPU to write), written on
- * the first request and kept, like the Swagger UI's own copy, so anonymous requests cost no more than a copy.
+ * `/docs-yaml`: the document as YAML (about half a megabyte, tens of milliseconds of CPU to write), written
+ * on the first request and kept, like the Swagger UI's own copy: an anonymous request costs a copy, not a
+ * write.
  */
 function serveYaml(app: INestApplication, document: OpenAPIObject): void {
   let yaml: string | undefined;

@@ -9,8 +9,9 @@ export const MAX_ALLOWED_ORIGINS = 50;
 const DOMAIN = '([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\\.)*[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
 /**
  * The entries the OpenAPI document promises to take: `*`, `*.domain` or `scheme://*.domain` (an optional
- * port), or an origin `http(s)://host[:port]`. The validator (isOriginPattern) takes these and a little more
- * (an origin written with a path, compared by its origin), so a client that follows the pattern is never refused.
+ * port), or an origin `http(s)://host[:port]`. The validator (isOriginPattern) takes these and a little
+ * more (an origin written with a path, compared by its origin): a client following the pattern is never
+ * refused.
  */
 export const ORIGIN_ENTRY_PATTERN =
   `^(\\*|(https?://)?\\*\\.${DOMAIN}(:[0-9]{1,5})?` +

@@ -66,16 +66,17 @@ export class JoinlistResult {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({
     description:
-      'Always false: a public answer does not tell whether the address was subscribed already, waits for its ' +
-      'confirmation or had unsubscribed (the person is told by e-mail when it matters)',
+      'Always false: a public answer does not tell whether the address was subscribed already, waits ' +
+      'for its confirmation or had unsubscribed (the person is told by e-mail when it matters)',
   })
   alreadySubscribed: boolean;
   @ApiProperty({
     format: 'uri',
     description:
-      'Sealed link to the unsubscribe page that undoes only what this request did: it ends the subscription ' +
-      'this request started, and nothing when the request started none (already subscribed, or confirmation ' +
-      'pending). Every answer has a link of the same length that reveals nothing about the address',
+      'Sealed link to the unsubscribe page that undoes only what this request did: it ends the ' +
+      'subscription this request started, and nothing when the request started none (already ' +
+      'subscribed, or confirmation pending). Every answer has a link of the same length that reveals ' +
+      'nothing about the address',
   })
   unsubscribeUrl: string;
 }

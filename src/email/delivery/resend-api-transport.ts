@@ -5,7 +5,7 @@ import type { DeliveryReceipt, MailTransport, OutgoingMail } from './mail-transp
 export interface ResendApiOptions {
   /** Sent as `Authorization: Bearer <key>`; never put into a message, an error or a log line. */
   apiKey: string;
-  /** `https://api.resend.com`, or a local receiver in tests; its path is kept (`…/v1` sends to `…/v1/emails`). */
+  /** `https://api.resend.com`, or a local receiver in tests; its path is kept (`…/v1` → `…/v1/emails`). */
   baseUrl: string;
   /** The most one request may take, connecting and queueing for a connection included. */
   timeoutMs: number;

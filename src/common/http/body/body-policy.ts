@@ -43,7 +43,7 @@ export const PUBLIC_BODY_BYTES = 16 * 1024;
 /**
  * Routes that take long template text (campaigns, newsletter templates): room for two 100,000-character
  * fields written in any Basic Multilingual Plane script (UTF-8, at most 3 bytes a character) and the rest, so
- * a body the OpenAPI schema allows is never a 413 (docs/api/newsletters.md "Limits").
+ * a body the OpenAPI schema allows is never a 413 (docs/api/newsletters.md "Campaigns and tracking").
  */
 export const CONTENT_BODY_BYTES = 640 * 1024;
 

@@ -100,7 +100,8 @@ export class OverviewView {
  * validator (ISO 8601, strict) takes these when they name a real day, and the other ISO 8601 spellings too.
  */
 export const ISO_DATE_PATTERN =
-  '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$';
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}' +
+  '(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$';
 
 /** The longest range the overview reads (one counter document per day). */
 export const OVERVIEW_MAX_DAYS = 366;

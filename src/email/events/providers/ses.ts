@@ -61,9 +61,10 @@ const TYPES: Record<string, EmailEventType> = {
 /**
  * Amazon SES through Amazon SNS: the body is SNS's JSON envelope (sent as `text/plain`), signed with RSA
  * (SignatureVersion 1: SHA1, 2: SHA256) by a certificate fetched only from `https://sns.<region>.amazonaws.com`
- * (kept, a bounded number, failures too, with a budget of fetches: see SnsCertificates). The topic must be one
- * of SES_SNS_TOPIC_ARNS: checked before any certificate is fetched, so a stranger's topic costs no fetch. A `SubscriptionConfirmation` is confirmed
- * by GETting its SubscribeURL (same host rule); a `Notification`'s Message is the SES event.
+ * (kept, a bounded number, failures too, with a budget of fetches: see SnsCertificates). The topic must be
+ * one of SES_SNS_TOPIC_ARNS: checked before any certificate is fetched, so a stranger's topic costs no fetch.
+ * A `SubscriptionConfirmation` is confirmed by GETting its SubscribeURL (same host rule); a `Notification`'s
+ * Message is the SES event.
  */
 export class SesFormat implements ProviderFormat {
   readonly name = 'ses' as const;

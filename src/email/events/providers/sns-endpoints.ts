@@ -86,7 +86,7 @@ export function getSnsUrl(url: URL, rule: SnsEndpointRule): Promise<string> {
  * Certificate fetches requests may set off: SNS signs with one certificate per region, replaced every few
  * months, so a genuine delivery rarely needs a fetch; a forger naming new URLs gets two a minute, and all
  * clients together ten. A failed fetch is remembered for a minute: requests naming that URL meanwhile fail
- * without a fetch (docs/operations/email-delivery.md "Amazon SES").
+ * without a fetch (docs/api/providers/ses.md).
  */
 export const SNS_CERTIFICATE_FETCHES: SnsFetchPolicy = {
   perClient: 2,
