@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AllowedMethods } from './common/http/allowed-methods';
 import type { ErrorBody } from './common/http/envelope';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
 import { registerBodyParsers } from './common/http/body/body-parsers';
@@ -52,19 +53,30 @@ function trustProxy(value: string | undefined): boolean | string | number {
 
 /**
  * Nest answers an unknown route by throwing a NotFoundException through the exception filter: an Error, with
- * its stack trace, for every probe and scan. This adapter answers it directly with the same envelope.
+ * its stack trace, for every probe and scan. This adapter answers it directly with the same envelope: 404 for
+ * an unknown path, 405 with `Allow` for a method the path does not answer (TRACE included).
  */
 class ServiceFastifyAdapter extends FastifyAdapter {
+  readonly allowedMethods = new AllowedMethods();
+
   override setNotFoundHandler(): ReturnType<FastifyAdapter['setNotFoundHandler']> {
     return super.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+      const allowed = this.allowedMethods.allowedFor(request.url);
+      const json = 'application/json; charset=utf-8';
+      if (allowed.length > 0) {
+        const error = `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`;
+        const body: ErrorBody = { success: false, error };
+        void reply.code(405).header('allow', allowed.join(', ')).header('content-type', json).send(body);
+        return;
+      }
       const body: ErrorBody = { success: false, error: `Cannot ${request.method} ${request.url}` };
-      void reply.code(404).header('content-type', 'application/json; charset=utf-8').send(body);
+      void reply.code(404).header('content-type', json).send(body);
     });
   }
 }
 
 export function createFastifyAdapter(trustProxySetting: string | undefined): FastifyAdapter {
-  return new ServiceFastifyAdapter({
+  const adapter = new ServiceFastifyAdapter({
     // The largest body any route may take; each route's own limit is checked by the JSON parser.
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: trustProxy(trustProxySetting),
@@ -84,6 +96,8 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
+  adapter.getInstance().addHook('onRoute', (route) => adapter.allowedMethods.record(route.url, route.method));
+  return adapter;
 }
 
 /** Everything main.ts and the tests apply on top of AppModule, so both run the same pipeline. */

@@ -57,6 +57,32 @@ describe('Errors raised before the application sees a request', () => {
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
   };
 
+  it.each([
+    ['TRACE /health', 'GET, HEAD'],
+    ['PUT /health/', 'GET, HEAD'],
+    ['TRACE /admin/apps/my-app?x=1', 'GET, HEAD, PATCH, DELETE'],
+    ['DELETE /joinlist', 'POST'],
+  ])('answers %s with 405, the envelope and Allow: %s', async (request, allow) => {
+    const res = await rawRequest(port, `${request} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expectAnsweredLikeAnyError(res, 405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.body).toEqual({
+      success: false,
+      error: `${request.split(' ')[0]} is not allowed here; allowed: ${allow}`,
+    });
+  });
+
+  it('answers an unknown path 404, whatever the method', async () => {
+    for (const method of ['GET', 'TRACE', 'PUT']) {
+      const res = await rawRequest(
+        port,
+        `${method} /no-such-path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
+      expect(res.status).toBe(404);
+      expect(res.headers.allow).toBeUndefined();
+    }
+  });
+
   it('answers 400 to a path that does not decode', async () => {
     const res = await rawRequest(port, 'GET /tickets/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expectAnsweredLikeAnyError(res, 400);

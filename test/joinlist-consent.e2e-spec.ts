@@ -93,7 +93,7 @@ describe('Joinlist consent: signup-bound links and double opt-in', () => {
       expect(again.status).toBe(200);
       expect(again.body).toEqual({
         success: true,
-        alreadySubscribed: true,
+        alreadySubscribed: false,
         unsubscribeUrl: expect.stringMatching(new RegExp(`^${PUBLIC_BASE_URL}/unsubscribe/`)),
       });
       expect(again.body.unsubscribeUrl).not.toBe(first.body.unsubscribeUrl);

@@ -1,3 +1,6 @@
+import type * as JsYaml from 'js-yaml';
+import { isISO8601 } from 'class-validator';
+import { isOriginPattern } from '../src/common/auth/origin-match';
 import { Role } from '../src/common/auth/roles';
 import { createTestApp, TestApp } from './helpers/app';
 import { createSession, Session } from './helpers/session';
@@ -5,6 +8,8 @@ import { createSession, Session } from './helpers/session';
 /** The parts of the document these tests read. */
 interface Schema {
   $ref?: string;
+  description?: string;
+  maxProperties?: number;
   type?: string;
   format?: string;
   pattern?: string;
@@ -215,6 +220,74 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     expect(id?.schema).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{24}$' });
     const appId = doc.paths['/admin/apps/{id}'].get.parameters?.find((p) => p.name === 'id');
     expect(appId?.schema?.pattern).toBeUndefined();
+  });
+
+  it('serves /docs-yaml, the same document, written once however often it is asked for', async () => {
+    const yaml = jest.requireActual<typeof JsYaml>('js-yaml');
+    const dump = jest.spyOn(yaml, 'dump');
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await t.http.get('/docs-yaml'));
+      for (const res of answers) {
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^text\/yaml/);
+        expect(res.text).toBe(answers[0].text);
+      }
+      const parsed = yaml.load(answers[0].text) as Document;
+      expect(Object.keys(parsed.paths)).toEqual(Object.keys(doc.paths));
+      expect(dump).toHaveBeenCalledTimes(1);
+    } finally {
+      dump.mockRestore();
+    }
+  });
+
+  it('says what the validators enforce on origins, app features and channels, analytics dates', () => {
+    const { CreateAppDto } = doc.components.schemas;
+    const origins = CreateAppDto.properties?.allowedOrigins as Schema & { items: Schema };
+    const origin = new RegExp(origins.items.pattern!);
+    const entries = [
+      '*',
+      '*.shop.example',
+      'https://*.shop.example:8443',
+      'https://shop.example',
+      'http://[::1]:3000',
+    ];
+    const refused = [
+      'shop.example',
+      'ftp://shop.example',
+      'https://*',
+      '*.',
+      'https://sh*p.example',
+      'https://',
+    ];
+    for (const entry of entries)
+      expect({ entry, pattern: origin.test(entry), valid: isOriginPattern(entry) }).toEqual({
+        entry,
+        pattern: true,
+        valid: true,
+      });
+    for (const entry of refused)
+      expect({ entry, pattern: origin.test(entry), valid: isOriginPattern(entry) }).toEqual({
+        entry,
+        pattern: false,
+        valid: false,
+      });
+    expect(CreateAppDto.properties?.features?.description).toMatch(/Names: a letter/);
+    expect(CreateAppDto.properties?.chatChannels).toMatchObject({ maxProperties: 50 });
+
+    const parameters = doc.paths['/admin/email-events/analytics/overview'].get.parameters ?? [];
+    const byName = Object.fromEntries(parameters.map((p) => [p.name, p.schema!]));
+    expect(byName.appId).toMatchObject({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 100 });
+    const date = new RegExp(byName.from.pattern!);
+    expect(byName.to.pattern).toBe(byName.from.pattern);
+    for (const value of ['2026-11-28', '2026-11-28T06:00:00Z', '2026-11-28T06:00+01:00']) {
+      expect({ value, pattern: date.test(value), valid: isISO8601(value, { strict: true }) }).toEqual({
+        value,
+        pattern: true,
+        valid: true,
+      });
+    }
+    for (const value of ['yesterday', '28/11/2026', '2026-11-28 junk']) expect(date.test(value)).toBe(false);
   });
 
   it('turns on persistAuthorization in Swagger UI', async () => {

@@ -6,6 +6,11 @@ import { EmailService } from '../src/email/email.service';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
+import {
+  SNS_CERTIFICATE_FETCHES,
+  SNS_ENDPOINT_RULE,
+  snsEndpointRule,
+} from '../src/email/events/providers/sns-endpoints';
 import { EmailEvent } from '../src/email/tracking/schemas/email-event.schema';
 import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
@@ -61,9 +66,16 @@ const PROVIDER_ENV = [
   'MAILGUN_WEBHOOK_SIGNING_KEY',
 ];
 
+const HOUR_MS = 3_600_000;
+
 let clientCounter = 0;
 /** A fresh client address per request group, so budgets do not carry over. */
 const nextClient = () => `198.51.100.${(clientCounter = (clientCounter % 250) + 1)}`;
+
+interface Override {
+  provide: unknown;
+  useValue: unknown;
+}
 
 interface Harness {
   t: TestApp;
@@ -74,14 +86,16 @@ interface Harness {
 }
 
 /** The app booted with one provider's settings, the real worker and a local SMTP server. */
-function providerApp(env: () => Record<string, string>) {
+function providerApp(env: () => Record<string, string>, providers: () => Override[] = () => []) {
   const h = {} as Harness;
   beforeAll(async () => {
     h.smtp = await startSmtpServer();
     process.env.SMTP_URL = h.smtp.url;
     process.env.MAIL_FROM = 'News <news@mail.example.com>';
     Object.assign(process.env, env());
-    h.t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+    h.t = await createTestApp({
+      overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }, ...providers()],
+    });
     h.jobs = h.t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     h.events = h.t.app.get<Model<EmailEvent>>(getModelToken(EmailEvent.name));
   });
@@ -204,12 +218,24 @@ describe('Provider formats: Amazon SES through SNS', () => {
     certificate.dispose();
     impostor.dispose();
   });
-  const h = providerApp(() => ({
-    EMAIL_PROVIDER: 'ses',
-    SES_SNS_TOPIC_ARNS: TOPIC,
-    SNS_TEST_ENDPOINT: sns.host,
-    SNS_TEST_CA_FILE: certificate.certFile,
-  }));
+  const h = providerApp(
+    () => ({
+      EMAIL_PROVIDER: 'ses',
+      SES_SNS_TOPIC_ARNS: TOPIC,
+      SNS_TEST_ENDPOINT: sns.host,
+      SNS_TEST_CA_FILE: certificate.certFile,
+    }),
+    // The production budget of certificate fetches, over a window and a memory no slow run outlasts.
+    () => [
+      {
+        provide: SNS_ENDPOINT_RULE,
+        useValue: {
+          ...snsEndpointRule(sns.host, certificate.certFile),
+          fetches: { ...SNS_CERTIFICATE_FETCHES, windowMs: HOUR_MS, failureMemoryMs: HOUR_MS },
+        },
+      },
+    ],
+  );
   // SES answers a message sent over SMTP with `250 Ok <message id>`: that id becomes `mail.messageId`.
   const sesId = () => `0000014a${randomBytes(4).toString('hex')}-${randomUUID()}-000000`;
   const sendThroughSes = async (to: string) => {
@@ -363,6 +389,36 @@ describe('Provider formats: Amazon SES through SNS', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ success: false, error: expect.stringMatching(/certificate/) as string });
     expect(await suppressed(h, target.to)).toBeNull();
+  });
+
+  it('remembers a failed certificate fetch: 30 requests from one client cost one fetch', async () => {
+    const url = `https://${sns.host}/SimpleNotificationService-missing.pem`;
+    const client = nextClient();
+    for (let i = 0; i < 30; i++) {
+      const res = await post(
+        h,
+        signSns(snsNotification(TOPIC, { notificationType: 'Delivery' }), certificate.key, url),
+        client,
+      );
+      expect(res.status).toBe(503);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(sns.requests.filter((path) => path.endsWith('-missing.pem'))).toHaveLength(1);
+  });
+
+  it('limits the fetches new certificate URLs set off, per client and in total', async () => {
+    const before = sns.requests.length;
+    const forge = (n: number) =>
+      signSns(
+        snsNotification(TOPIC, { notificationType: 'Delivery' }),
+        certificate.key,
+        `https://${sns.host}/SimpleNotificationService-forged-${n}.pem`,
+      );
+    const client = nextClient();
+    for (let i = 0; i < 30; i++) expect((await post(h, forge(i), client)).status).toBe(503);
+    expect(sns.requests.length - before).toBe(SNS_CERTIFICATE_FETCHES.perClient);
+    for (let i = 30; i < 60; i++) expect((await post(h, forge(i))).status).toBe(503);
+    expect(sns.requests.length - before).toBeLessThanOrEqual(SNS_CERTIFICATE_FETCHES.total);
   });
 
   it('refuses a replay older than the delivery receipts are kept', async () => {

@@ -40,6 +40,35 @@ describe('TRUST_PROXY at start-up', () => {
     },
   );
 
+  it.each([
+    ['a hop count above 3', '99'],
+    ['two halves of the IPv4 internet', '0.0.0.0/1,128.0.0.0/1'],
+    ['a range wider than /8', '10.0.0.0/7'],
+    ['IPv4-mapped IPv6 covering every IPv4 client', '::ffff:0.0.0.0/96'],
+    ['an IPv6 range wider than /32', '2001:db8::/31'],
+    ['/8s that together cover more than two', '10.0.0.0/8, 11.0.0.0/8, 12.0.0.1'],
+  ])('refuses %s in production, in one line naming TRUST_PROXY', (_label, value) => {
+    let message = '';
+    try {
+      validateEnv({ ...production, TRUST_PROXY: value });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration: TRUST_PROXY: .*X-Forwarded-For.*IPs\/CIDRs.*hop count/);
+    expect(message.split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    '3',
+    '10.0.0.0/8',
+    '10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16',
+    '::ffff:10.0.0.0/104',
+    '2001:db8::/32',
+    'uniquelocal',
+  ])('takes %j in production', (value) => {
+    expect(validateEnv({ ...production, TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+  });
+
   it('still takes true outside production (development, tests)', () => {
     expect(validateEnv({ APP_SECRET: secret, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
   });

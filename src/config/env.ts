@@ -22,6 +22,7 @@ import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
 import { dataDirProblem } from './data-dir';
 import { databaseNameOf, hostsOf } from './mongodb-uri';
+import { PROXY_RANGE_NAMES, trustProxyProductionProblem } from './trust-proxy';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
 export type Duration = `${number}${'s' | 'm' | 'h' | 'd'}`;
@@ -76,9 +77,6 @@ const IsRedisUrl = () =>
         'must be a redis:// or rediss:// URL such as redis://redis:6379 or redis://:password@host:6379/0',
     },
   });
-
-/** Names proxy-addr (Fastify's `trustProxy`) takes for well-known ranges. */
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** An IP, a CIDR (`10.0.0.0/8`, `2001:db8::/32`) or a named range, as one entry of a TRUST_PROXY list. */
 function isProxyEntry(entry: string): boolean {
@@ -309,7 +307,7 @@ export class Env {
   @IsHttpUrl()
   CHAT_DEFAULT_WEBHOOK_URL?: string;
 
-  /** Who may name the client in X-Forwarded-For; `true` (anyone) is refused in production (validateEnv). */
+  /** Who may name the client in X-Forwarded-For; production takes only narrow ranges (trust-proxy.ts). */
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsTrustProxy()
@@ -550,13 +548,9 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   if (env.NODE_ENV === 'production' && env.BCRYPT_COST < PRODUCTION_MIN_BCRYPT_COST) {
     problems.push(`  BCRYPT_COST: must be at least ${PRODUCTION_MIN_BCRYPT_COST} when NODE_ENV=production`);
   }
-  if (env.NODE_ENV === 'production' && env.TRUST_PROXY === 'true') {
-    problems.push(
-      '  TRUST_PROXY: true trusts the X-Forwarded-For any client sends (it picks its own IP for rate limits ' +
-        "and consent records); when NODE_ENV=production give the load balancer's IPs/CIDRs " +
-        '(e.g. 10.0.0.0/8) or its hop count (e.g. 1)',
-    );
-  }
+  const trustProxy = errors.some((error) => error.property === 'TRUST_PROXY') ? undefined : env.TRUST_PROXY;
+  const tooTrusting = env.NODE_ENV === 'production' && trustProxy && trustProxyProductionProblem(trustProxy);
+  if (tooTrusting) problems.push(tooTrusting);
   problems.push(...emailTransportProblems(env));
   const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');

@@ -17,6 +17,8 @@ export class SecretKeys {
   readonly apiKeyEncryption: Buffer;
   /** Signs open, click and unsubscribe links. */
   readonly linkToken: Buffer;
+  /** Encrypts the links whose fields nobody may read (a public signup's unsubscribe link). */
+  readonly linkSeal: Buffer;
   /** Hashes stored magic-link tokens. */
   readonly magicLink: Buffer;
   /** Keys suppression entries: an HMAC of the address, so a suppressed address is never stored itself. */
@@ -29,6 +31,7 @@ export class SecretKeys {
     this.endUserJwt = createSecretKey(deriveKey(masterSecret, 'end-user-jwt'));
     this.apiKeyEncryption = deriveKey(masterSecret, 'api-key-encryption');
     this.linkToken = deriveKey(masterSecret, 'link-token');
+    this.linkSeal = deriveKey(masterSecret, 'link-seal');
     this.magicLink = deriveKey(masterSecret, 'magic-link');
     this.suppressionAddress = deriveKey(masterSecret, 'suppression-address');
     this.jobSecret = deriveKey(masterSecret, 'job-secret');

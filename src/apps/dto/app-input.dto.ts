@@ -18,6 +18,7 @@ import { APP_ID_PATTERN } from '../schemas/app.schema';
 export const APP_ID_MAX_LENGTH = 64;
 const CHANNEL_NAME = /^[a-z][a-z0-9_-]{0,49}$/;
 const MAX_CHANNELS = 50;
+const CHANNEL_LABEL_MAX = 2048;
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -67,7 +68,8 @@ function IsChannelMap(options?: ValidationOptions) {
           isPlainObject(value) &&
           Object.keys(value).length <= MAX_CHANNELS &&
           Object.entries(value).every(
-            ([key, inner]) => CHANNEL_NAME.test(key) && typeof inner === 'string' && inner.length <= 2048,
+            ([key, inner]) =>
+              CHANNEL_NAME.test(key) && typeof inner === 'string' && inner.length <= CHANNEL_LABEL_MAX,
           ),
         defaultMessage: () =>
           `$property must map at most ${MAX_CHANNELS} channel names (a-z, 0-9, _ and -) to strings`,
@@ -111,12 +113,16 @@ class AppFieldsDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: {
-      oneOf: [{ type: 'boolean' }, { type: 'number' }, { type: 'string', maxLength: 500 }],
+      oneOf: [{ type: 'boolean' }, { type: 'number' }, { type: 'string', maxLength: FEATURE_TEXT_MAX }],
     },
-    maxProperties: 50,
+    maxProperties: MAX_FEATURES,
+    // OpenAPI 3.0 has no `propertyNames`: the rule for names is in the description.
     description:
-      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and canViewMetrics ' +
-      'from it; `doubleOptIn: true` makes every new newsletter signup (joinlist, API subscribe) confirm by e-mail first',
+      'Flat map of flags and settings (no nesting); GET /apps reads canEditTemplates, canEditUsers and ' +
+      'canViewMetrics from it; `doubleOptIn: true` makes every new newsletter signup (joinlist, API ' +
+      'subscribe) confirm by e-mail first. Names: a letter, then at most 63 letters, digits, _ or - ' +
+      `(${FEATURE_NAME.source}); values: ` +
+      `booleans, finite numbers, strings of at most ${FEATURE_TEXT_MAX} characters`,
     example: { canEditTemplates: true, canEditUsers: false, canViewMetrics: true },
   })
   @IsOptional()
@@ -125,10 +131,12 @@ class AppFieldsDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'string' },
+    additionalProperties: { type: 'string', maxLength: CHANNEL_LABEL_MAX },
+    maxProperties: MAX_CHANNELS,
     description:
       'Chat channel name → the label its notifications show (e.g. `#support`); destinations are set with ' +
-      'chat routing rules (replaces the whole map on update)',
+      'chat routing rules (replaces the whole map on update). Names: a lower-case letter, then at most 49 ' +
+      `of a-z, 0-9, _ or - (${CHANNEL_NAME.source})`,
     example: { tickets: '#support', feedback: '#product' },
   })
   @IsOptional()

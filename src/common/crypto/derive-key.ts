@@ -6,6 +6,7 @@ export type KeyPurpose =
   | 'end-user-jwt'
   | 'api-key-encryption'
   | 'link-token'
+  | 'link-seal'
   | 'magic-link'
   | 'suppression-address'
   | 'job-secret';

@@ -54,4 +54,29 @@ describe('LinkTokens', () => {
     expect(tokens.verify('click', `${payload}.${mac.slice(0, 10)}=${mac.slice(10)}`)).toBeNull();
     expect(tokens.verify('click', token)).toEqual(['c', 'p', 'a', '0']);
   });
+
+  describe('sealed tokens', () => {
+    it('open to their fields, say nothing readable, and differ each time', () => {
+      const fields = ['665f1c0a9d3e4b2a1c0d9e8f', 'app-one', 'signup-1'];
+      const first = tokens.seal('unsubscribe', fields);
+      const second = tokens.seal('unsubscribe', fields);
+      expect(first).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(first).not.toBe(second);
+      expect(Buffer.from(first, 'base64url').toString('latin1')).not.toContain('app-one');
+      expect(tokens.open('unsubscribe', first)).toEqual(fields);
+      expect(tokens.verify('unsubscribe', first)).toBeNull();
+    });
+
+    it('refuse another purpose, another secret, an altered byte and a signed token', () => {
+      const sealed = tokens.seal('unsubscribe', ['p', 'a', 's']);
+      expect(tokens.open('click', sealed)).toBeNull();
+      const foreign = new LinkTokens(new SecretKeys('another-master-secret-of-32-characters!!!'));
+      expect(foreign.open('unsubscribe', sealed)).toBeNull();
+      const bytes = Buffer.from(sealed, 'base64url');
+      bytes[bytes.length - 1] ^= 1;
+      expect(tokens.open('unsubscribe', bytes.toString('base64url'))).toBeNull();
+      expect(tokens.open('unsubscribe', tokens.sign('unsubscribe', ['p', 'a']))).toBeNull();
+      expect(tokens.open('unsubscribe', 'AAAA')).toBeNull();
+    });
+  });
 });

@@ -2,6 +2,8 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { dump } from 'js-yaml';
 import type { AppConfig } from '../../config/env';
 import { DirectRoutes } from '../http/direct-routes';
 import {
@@ -224,11 +226,27 @@ export function setupOpenApi(app: INestApplication): void {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
-    yamlDocumentUrl: 'docs-yaml',
+    // Served below instead: Swagger's own route would write the YAML again on every request.
+    raw: ['json'],
     swaggerOptions: {
       // A token (pasted, or filled in by the sign-in plugin) survives a reload of the page.
       persistAuthorization: true,
       plugins: [downloadUrlPlugin, signInFromLoginPlugin, authorizeDialogPlugin],
     },
+  });
+  serveYaml(app, document);
+}
+
+/**
+ * `/docs-yaml`: the document as YAML (about half a megabyte, tens of milliseconds of CPU to write), written
+ * on the first request and kept, like the Swagger UI's own copy: an anonymous request costs a copy, not a
+ * write.
+ */
+function serveYaml(app: INestApplication, document: OpenAPIObject): void {
+  let yaml: string | undefined;
+  app.getHttpAdapter().get('/docs-yaml', (_request: FastifyRequest, reply: FastifyReply) => {
+    // The same options Swagger's own route used: no anchors, values YAML cannot hold skipped.
+    yaml ??= dump(document, { skipInvalid: true, noRefs: true });
+    return reply.type('text/yaml').send(yaml);
   });
 }

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
 import { EMAIL_ADDRESS_MAX, IsEmailAddress } from '../../common/validation/email-address';
 import { Omittable } from '../../common/validation/omittable.decorator';
+import { IsPlainName } from '../../common/validation/plain-name';
 import { LOCALES, type Locale, NAME_MAX, REFERRAL_URL_MAX, SOURCE_MAX } from '../schemas/contact.schema';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -23,11 +24,15 @@ export class JoinlistDto {
   @IsEmailAddress()
   email: string;
 
-  @ApiPropertyOptional({ maxLength: NAME_MAX })
+  @ApiPropertyOptional({
+    maxLength: NAME_MAX,
+    description: 'A plain name: no link, domain (a dot between letters), `@`, slash or line break',
+  })
   @Omittable()
   @Transform(trim)
   @IsString()
   @MaxLength(NAME_MAX)
+  @IsPlainName()
   firstName?: string;
 
   @ApiPropertyOptional({ enum: LOCALES }) @Omittable() @IsIn(LOCALES) locale?: Locale;
@@ -61,14 +66,17 @@ export class JoinlistResult {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({
     description:
-      "The app's subscription was already active (false too when the signup waits for the person's e-mail confirmation)",
+      'Always false: a public answer does not tell whether the address was subscribed already, waits ' +
+      'for its confirmation or had unsubscribed (the person is told by e-mail when it matters)',
   })
   alreadySubscribed: boolean;
   @ApiProperty({
     format: 'uri',
     description:
-      'Signed link to the unsubscribe page that undoes only what this request did: it ends the subscription this ' +
-      'request started, and nothing when the request started none (already subscribed, or confirmation pending)',
+      'Sealed link to the unsubscribe page that undoes only what this request did: it ends the ' +
+      'subscription this request started, and nothing when the request started none (already ' +
+      'subscribed, or confirmation pending). Every answer has a link of the same length that reveals ' +
+      'nothing about the address',
   })
   unsubscribeUrl: string;
 }

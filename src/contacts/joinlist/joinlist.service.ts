@@ -32,7 +32,8 @@ export interface SignupContext {
  * `newsletter` chat channel hears of it; or, for someone who had said no (or everyone, on a double opt-in
  * app), a confirmation mail first (`PublicSignups`). The answer's `unsubscribeUrl` undoes only what the
  * request did: it names the subscription the request started, if any. A filled honeypot gets the same answer
- * and changes nothing.
+ * and changes nothing. Every answer looks alike, whoever the address belongs to (docs/decisions.md "Issue 33:
+ * public answers"): `alreadySubscribed` is always false and the link is sealed.
  */
 @Injectable()
 export class JoinlistService {
@@ -51,7 +52,7 @@ export class JoinlistService {
     }
     if (dto.website) {
       this.logger.log(`Joinlist honeypot filled for app ${app.id}; nothing stored`);
-      return { success: true, alreadySubscribed: false, unsubscribeUrl: this.inertLink(app, null) };
+      return this.answer(this.inertLink(app));
     }
 
     // The welcome template of a new person's language is read while the signup is decided (no round trip
@@ -70,12 +71,9 @@ export class JoinlistService {
       case 'subscribed': {
         const contactId = String(request.contact._id);
         await this.enqueueWelcome(app, request.contact, welcome, request.created);
-        const unsubscribeUrl = this.unsubscribeLinks.url({
-          contactId,
-          appId: app.id,
-          signupId: request.signupId,
-        });
-        return { success: true, alreadySubscribed: false, unsubscribeUrl };
+        return this.answer(
+          this.unsubscribeLinks.signupAnswerUrl({ contactId, appId: app.id, signupId: request.signupId }),
+        );
       }
       case 'already':
         // Enqueued on repeats within a day of subscribing too: the idempotency key makes a repeat a no-op,
@@ -84,28 +82,27 @@ export class JoinlistService {
         // expired (EMAIL_JOB_RETENTION_DAYS is at least one day).
         if (subscribedWithinRetryWindow(request.contact, app.id))
           await this.enqueueWelcome(app, request.contact, welcome, false);
-        return {
-          success: true,
-          alreadySubscribed: true,
-          unsubscribeUrl: this.inertLink(app, request.contact),
-        };
+        return this.answer(this.inertLink(app));
       case 'confirm':
-        // Looks like a new signup's answer: nothing tells the caller that this person had said no.
-        return {
-          success: true,
-          alreadySubscribed: false,
-          unsubscribeUrl: this.inertLink(app, request.contact),
-        };
+        return this.answer(this.inertLink(app));
     }
   }
 
   /**
-   * The answer's link when the request started no subscription: shaped like any other, naming a signup that
-   * never was, so it unsubscribes no one (the person's own link is in the mails they receive).
+   * One shape for every outcome: whether the address was subscribed already, waits for its confirmation or
+   * had said no is the person's business, not the business of whoever typed it in.
    */
-  private inertLink(app: App, contact: Contact | null): string {
-    const contactId = contact ? String(contact._id) : new Types.ObjectId().toHexString();
-    return this.unsubscribeLinks.url({ contactId, appId: app.id, signupId: newSignupId() });
+  private answer(unsubscribeUrl: string): JoinlistResult {
+    return { success: true, alreadySubscribed: false, unsubscribeUrl };
+  }
+
+  /**
+   * The answer's link when the request started no subscription: shaped like any other, naming a person and a
+   * signup that never were, so it unsubscribes no one (the person's own link is in the mails they receive).
+   */
+  private inertLink(app: App): string {
+    const contactId = new Types.ObjectId().toHexString();
+    return this.unsubscribeLinks.signupAnswerUrl({ contactId, appId: app.id, signupId: newSignupId() });
   }
 
   /** The app's `welcome` template in this language, being read; a failure surfaces where it is awaited. */

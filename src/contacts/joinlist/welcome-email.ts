@@ -1,3 +1,4 @@
+import { isPlainName } from '../../common/validation/plain-name';
 import type { EmailMessage } from '../../email/jobs/email-message';
 
 /** The template an app stores to replace the built-in welcome (per language, see EmailTemplatesService). */
@@ -11,10 +12,17 @@ export interface WelcomeDetails {
   unsubscribeUrl: string;
 }
 
+/**
+ * The stored first name as the welcome may print it: left out when it is not a plain name (one stored before
+ * the joinlist refused such names, or given by another route), so the welcome never carries a link or a
+ * line break the person did not write (docs/api/browser-forms.md "Names in mail").
+ */
+const mailName = (firstName: string | null): string => (firstName && isPlainName(firstName) ? firstName : '');
+
 /** The variables a stored `welcome` template may use. */
 export function welcomeVariables(details: WelcomeDetails): Record<string, unknown> {
   return {
-    firstName: details.firstName ?? '',
+    firstName: mailName(details.firstName),
     email: details.to,
     appName: details.appName,
     unsubscribeUrl: details.unsubscribeUrl,
@@ -29,7 +37,8 @@ export const escapeHtml = (text: string) =>
 
 /** The welcome sent when the app has no `welcome` template: short, plain, with the unsubscribe link. */
 export function builtInWelcome(details: WelcomeDetails): Pick<EmailMessage, 'subject' | 'html' | 'text'> {
-  const greeting = details.firstName ? `Hello ${details.firstName},` : 'Hello,';
+  const name = mailName(details.firstName);
+  const greeting = name ? `Hello ${name},` : 'Hello,';
   const subject = `Welcome to ${details.appName}`;
   const text = [
     greeting,

@@ -14,7 +14,10 @@ import { SIGNUP_CONFIRMATION_COMPOSER, SIGNUP_CONFIRMATION_SECRET } from './sign
 import { SignupConfirmationLinks } from './signup-confirmation-links';
 import { SignupConfirmation } from './signup-confirmation.schema';
 
-/** How long a confirmation link works after it was last mailed. */
+/**
+ * How long a confirmation link works after it was first mailed: mailing it again does not extend it, so a
+ * link never lives longer than this however often the address is submitted.
+ */
 const CONFIRMATION_LIFETIME_MS = 7 * 86_400_000;
 /**
  * At most one confirmation mail per app and address in this time, however often the address is submitted:
@@ -94,12 +97,17 @@ export class PublicSignups {
    * its job), so an opted-out, bounced or complaining address gets no mail and stays unsubscribed.
    */
   private async holdForConfirmation(app: App, input: SignUpInput, contact: Contact | null): Promise<void> {
-    const entry = await this.waiting(app.id, input);
     const now = new Date();
+    let entry = await this.waiting(app.id, input);
+    if (entry.expiresAt <= now) {
+      // Past its lifetime and not yet removed by the database: a new signup, with a new link, replaces it.
+      await this.pending.deleteOne({ _id: entry._id }).exec();
+      entry = await this.waiting(app.id, input);
+    }
     const previous = await this.pending
       .findOneAndUpdate(
         { _id: entry._id, mailedAt: trusted({ $lte: new Date(now.getTime() - REMAIL_AFTER_MS) }) },
-        { $set: { mailedAt: now, expiresAt: new Date(now.getTime() + CONFIRMATION_LIFETIME_MS) } },
+        { $set: { mailedAt: now } },
       )
       .lean<SignupConfirmation>()
       .exec();

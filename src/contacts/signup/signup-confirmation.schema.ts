@@ -5,7 +5,7 @@ import { type Locale, LOCALES } from '../schemas/contact.schema';
 /**
  * A public signup waiting for the address holder's confirmation (docs/decisions.md, "Issue 24: joinlist consent"). It holds
  * what the signup asked for; the person record changes only when the link is followed. One per app and
- * address: asking again refreshes its expiry instead of storing another.
+ * address: asking again mails the same link again (at most once a day) and never extends its expiry.
  */
 @Schema({ collection: 'signup_confirmations', timestamps: true })
 export class SignupConfirmation {
@@ -20,7 +20,7 @@ export class SignupConfirmation {
   @Prop({ type: String, default: null }) referralUrl: string | null;
   /** When its link was last mailed (the epoch before the first mail): at most once a day. */
   @Prop({ required: true }) mailedAt: Date;
-  /** The link works until then; the database removes the entry after it. */
+  /** Seven days after the entry was stored; the link works until then, the database removes it after. */
   @Prop({ required: true }) expiresAt: Date;
 
   createdAt: Date;

@@ -20,9 +20,11 @@ export interface UnsubscribeTarget {
 export const newSignupId = () => randomBytes(12).toString('base64url');
 
 /**
- * Unsubscribe links (docs/architecture.md "Unsubscribe"): signed tokens of purpose `unsubscribe` naming a
- * person and an app (and, for a signup's answer, the signup), without expiry, at
- * `PUBLIC_BASE_URL/unsubscribe/{token}` (the page, and the RFC 8058 one-click target).
+ * Unsubscribe links (docs/architecture.md "Unsubscribe"): tokens of purpose `unsubscribe` naming a person and
+ * an app (and, for a signup's answer, the signup), without expiry, at `PUBLIC_BASE_URL/unsubscribe/{token}`
+ * (the page, and the RFC 8058 one-click target). The links of e-mails are signed; the link a public signup
+ * answers with is sealed, since whoever sent the signup must not learn whom it names (a person's id tells
+ * when the record was created, so whether the address was known).
  */
 @Injectable()
 export class UnsubscribeLinks {
@@ -45,9 +47,18 @@ export class UnsubscribeLinks {
     return `${this.baseUrl}/unsubscribe/${this.token(target)}`;
   }
 
-  /** The target of a genuine token, or null. */
+  /**
+   * The link of a public signup's answer: sealed, and of one length for every answer (an id, the app's id
+   * and a signup id of fixed lengths), so answers differ only by their random bytes.
+   */
+  signupAnswerUrl(target: Required<UnsubscribeTarget>): string {
+    const token = this.tokens.seal('unsubscribe', [target.contactId, target.appId, target.signupId]);
+    return `${this.baseUrl}/unsubscribe/${token}`;
+  }
+
+  /** The target of a genuine token, signed or sealed, or null. */
   read(token: string): UnsubscribeTarget | null {
-    const fields = this.tokens.verify('unsubscribe', token);
+    const fields = this.tokens.verify('unsubscribe', token) ?? this.tokens.open('unsubscribe', token);
     if (!fields || fields.length < 2 || fields.length > 3) return null;
     const [contactId, appId, signupId] = fields;
     return signupId === undefined ? { contactId, appId } : { contactId, appId, signupId };

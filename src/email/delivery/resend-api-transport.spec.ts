@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutgoingMail } from './mail-transport';
-import { ResendApiError, ResendApiTransport } from './resend-api-transport';
+import { emailsUrl, ResendApiError, ResendApiTransport } from './resend-api-transport';
 
 const mail: OutgoingMail = {
   messageId: 'job-1@example.com',
@@ -18,14 +18,17 @@ describe('ResendApiTransport', () => {
   let server: Server;
   let transport: ResendApiTransport;
   let answer: (response: ServerResponse) => void;
+  let port: number;
+  const paths: string[] = [];
 
   beforeAll(async () => {
     server = createServer((request, response) => {
+      paths.push(request.url ?? '');
       request.resume();
       request.on('end', () => answer(response));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    ({ port } = server.address() as AddressInfo);
     transport = new ResendApiTransport({
       apiKey: 're_secret',
       baseUrl: `http://127.0.0.1:${port}`,
@@ -53,6 +56,28 @@ describe('ResendApiTransport', () => {
     );
     return { error, unreachable: transport.unreachable(error) };
   }
+
+  it.each(['/v1', '/v1/', '/proxy/resend/v1'])('keeps the path of a base URL ending %s', async (path) => {
+    const behindPath = new ResendApiTransport({
+      apiKey: 're_secret',
+      baseUrl: `http://127.0.0.1:${port}${path}`,
+      timeoutMs: 200,
+      maxConnections: 1,
+    });
+    answer = json(200, { id: 'a-id' });
+    paths.length = 0;
+    try {
+      await behindPath.send(mail);
+    } finally {
+      behindPath.onApplicationShutdown();
+    }
+    expect(paths).toEqual([`${path.replace(/\/$/, '')}/emails`]);
+  });
+
+  it('sends to /emails under a bare host, with or without its slash', () => {
+    expect(emailsUrl('https://api.resend.com').href).toBe('https://api.resend.com/emails');
+    expect(emailsUrl('https://api.resend.com/').href).toBe('https://api.resend.com/emails');
+  });
 
   it('records the id of a success', async () => {
     answer = json(200, { id: '49a3999c-0ce1-4ea6-ab68-afcd6dc2e794' });

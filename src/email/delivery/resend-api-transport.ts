@@ -5,7 +5,7 @@ import type { DeliveryReceipt, MailTransport, OutgoingMail } from './mail-transp
 export interface ResendApiOptions {
   /** Sent as `Authorization: Bearer <key>`; never put into a message, an error or a log line. */
   apiKey: string;
-  /** `https://api.resend.com`, or a local receiver in tests. */
+  /** `https://api.resend.com`, or a local receiver in tests; its path is kept (`…/v1` → `…/v1/emails`). */
   baseUrl: string;
   /** The most one request may take, connecting and queueing for a connection included. */
   timeoutMs: number;
@@ -16,6 +16,16 @@ export interface ResendApiOptions {
 /** Resend's error names that say the idempotency key is taken (its docs, "Idempotency keys"). */
 const CONCURRENT_KEY = 'concurrent_idempotent_requests';
 const KEY_USED_WITH_OTHER_PAYLOAD = 'invalid_idempotent_request';
+
+/**
+ * The send endpoint under the base URL, whose path is kept with or without its trailing slash: resolving an
+ * absolute `/emails` would drop it, and a relative one the base's last segment without the slash.
+ */
+export const emailsUrl = (baseUrl: string): URL => {
+  const base = new URL(baseUrl);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  return new URL('emails', base);
+};
 
 /** The most of an answer's body read: the API answers a few hundred bytes; more is not the API. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -103,7 +113,7 @@ export class ResendApiTransport implements MailTransport {
   private readonly request: typeof httpRequest;
 
   constructor(private readonly options: ResendApiOptions) {
-    this.url = new URL('/emails', options.baseUrl);
+    this.url = emailsUrl(options.baseUrl);
     const https = this.url.protocol === 'https:';
     const agentOptions = {
       keepAlive: true,

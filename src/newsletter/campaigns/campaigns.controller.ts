@@ -14,6 +14,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { type AuthUser, CurrentUser } from '../../common/auth/current-user.decorator';
 import { Access } from '../../common/auth/roles';
+import { AcceptsBody, CONTENT_BODY_BYTES } from '../../common/http/body/body-policy';
 import { done, ok, page } from '../../common/http/envelope';
 import {
   ApiDoneEnvelope,
@@ -57,6 +58,7 @@ export class CampaignsController {
   }
 
   @Post()
+  @AcceptsBody({ maxBytes: CONTENT_BODY_BYTES })
   @ApiOperation({ operationId: 'createCampaign', summary: 'Create a draft campaign' })
   @ApiOkEnvelope(CampaignView, { status: HttpStatus.CREATED })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
@@ -74,6 +76,7 @@ export class CampaignsController {
   }
 
   @Patch(':id')
+  @AcceptsBody({ maxBytes: CONTENT_BODY_BYTES })
   @ApiOperation({ operationId: 'updateCampaign', summary: 'Edit a draft campaign (409 once sent)' })
   @ApiOkEnvelope(CampaignView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)

@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { type AuthUser, CurrentUser } from '../../common/auth/current-user.decorator';
 import { Access } from '../../common/auth/roles';
+import { AcceptsBody, CONTENT_BODY_BYTES } from '../../common/http/body/body-policy';
 import { done, ok } from '../../common/http/envelope';
 import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../../common/swagger/envelope.decorators';
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
@@ -38,6 +39,7 @@ export class NewsletterTemplatesController {
   }
 
   @Post()
+  @AcceptsBody({ maxBytes: CONTENT_BODY_BYTES })
   @ApiOperation({ operationId: 'createNewsletterTemplate', summary: 'Create a newsletter template (active)' })
   @ApiOkEnvelope(NewsletterTemplateView, { status: HttpStatus.CREATED })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
@@ -50,6 +52,7 @@ export class NewsletterTemplatesController {
   }
 
   @Patch(':id')
+  @AcceptsBody({ maxBytes: CONTENT_BODY_BYTES })
   @ApiOperation({ operationId: 'updateNewsletterTemplate', summary: 'Edit a newsletter template' })
   @ApiOkEnvelope(NewsletterTemplateView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)

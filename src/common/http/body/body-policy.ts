@@ -40,6 +40,13 @@ export const DEFAULT_BODY_POLICY: BodyPolicy = {
 /** Routes anyone may call (login, feedback, joinlist, magic link): a form's worth of JSON. */
 export const PUBLIC_BODY_BYTES = 16 * 1024;
 
+/**
+ * Routes that take long template text (campaigns, newsletter templates): room for two 100,000-character
+ * fields written in any Basic Multilingual Plane script (UTF-8, at most 3 bytes a character) and the rest, so
+ * a body the OpenAPI schema allows is never a 413 (docs/api/newsletters.md "Campaigns and tracking").
+ */
+export const CONTENT_BODY_BYTES = 640 * 1024;
+
 /** The ceiling no route may raise its limit above (Fastify reads no more than this). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

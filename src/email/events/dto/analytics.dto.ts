@@ -95,25 +95,43 @@ export class OverviewView {
   @ApiProperty({ type: [OverviewTimelineEntry] }) timeline: OverviewTimelineEntry[];
 }
 
+/**
+ * The dates the OpenAPI document promises to take: `YYYY-MM-DD`, optionally with a time and an offset. The
+ * validator (ISO 8601, strict) takes these when they name a real day, and the other ISO 8601 spellings too.
+ */
+export const ISO_DATE_PATTERN =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}' +
+  '(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$';
+
 /** The longest range the overview reads (one counter document per day). */
 export const OVERVIEW_MAX_DAYS = 366;
 
 export class OverviewQuery {
   @ApiPropertyOptional({
     description: 'First day (UTC, ISO 8601 date or date-time); default 29 days before `to`',
+    pattern: ISO_DATE_PATTERN,
+    maxLength: 40,
   })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date' })
   @MaxLength(40)
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Last day (UTC, ISO 8601 date or date-time), included; default today' })
+  @ApiPropertyOptional({
+    description: 'Last day (UTC, ISO 8601 date or date-time), included; default today',
+    pattern: ISO_DATE_PATTERN,
+    maxLength: 40,
+  })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date' })
   @MaxLength(40)
   to?: string;
 
-  @ApiPropertyOptional({ description: 'Only this app (default: every app)' })
+  @ApiPropertyOptional({
+    description: 'Only this app (default: every app)',
+    pattern: '^[a-z0-9][a-z0-9-]*$',
+    maxLength: 100,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)

@@ -1,6 +1,8 @@
-import { Logger, ServiceUnavailableException } from '@nestjs/common';
+import { HttpStatus, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { verify } from 'node:crypto';
 import secureJson from 'secure-json-parse';
+import { clientIp } from '../../../common/http/client-ip';
+import { RetryLaterException } from '../../../common/http/retry-later.exception';
 import type { BounceType, EmailEventType } from '../../tracking/schemas/email-event.schema';
 import { asObject, eventTime, providerEvent, type ReadPayload, unknownType } from '../provider-payload';
 import {
@@ -11,7 +13,17 @@ import {
   type WebhookRequest,
   WebhookRefused,
 } from './provider-format';
-import { getSnsUrl, type SnsCertificates, type SnsEndpointRule, snsUrl } from './sns-endpoints';
+import {
+  getSnsUrl,
+  SNS_CERTIFICATE_FETCHES,
+  type SnsCertificates,
+  SnsCertificateUnavailable,
+  type SnsEndpointRule,
+  snsUrl,
+} from './sns-endpoints';
+
+/** The answer while no certificate can be had: SNS retries a 503 (and the Retry-After says when). */
+const CERTIFICATE_UNAVAILABLE = 'The SNS signing certificate could not be fetched; retry later';
 
 /** The fields SNS signs, in its order, per message type (a field the message lacks is left out). */
 const SIGNED_FIELDS: Record<string, string[]> = {
@@ -49,9 +61,10 @@ const TYPES: Record<string, EmailEventType> = {
 /**
  * Amazon SES through Amazon SNS: the body is SNS's JSON envelope (sent as `text/plain`), signed with RSA
  * (SignatureVersion 1: SHA1, 2: SHA256) by a certificate fetched only from `https://sns.<region>.amazonaws.com`
- * (kept, a bounded number, see SnsCertificates). The topic must be one of SES_SNS_TOPIC_ARNS: checked before
- * any certificate is fetched, so a stranger's topic costs no fetch. A `SubscriptionConfirmation` is confirmed
- * by GETting its SubscribeURL (same host rule); a `Notification`'s Message is the SES event.
+ * (kept, a bounded number, failures too, with a budget of fetches: see SnsCertificates). The topic must be
+ * one of SES_SNS_TOPIC_ARNS: checked before any certificate is fetched, so a stranger's topic costs no fetch.
+ * A `SubscriptionConfirmation` is confirmed by GETting its SubscribeURL (same host rule); a `Notification`'s
+ * Message is the SES event.
  */
 export class SesFormat implements ProviderFormat {
   readonly name = 'ses' as const;
@@ -76,7 +89,7 @@ export class SesFormat implements ProviderFormat {
       throw new WebhookNotConfigured('SES webhooks are not configured (SES_SNS_TOPIC_ARNS)');
     // SNS signs fields of its JSON envelope, not the bytes: the envelope is parsed (with the route's limits) first.
     const message = asObject(parseBody(request));
-    await this.verify(message);
+    await this.verify(message, clientIp(request));
     const envelope = message as Record<string, string>;
     if (!(Date.parse(envelope.Timestamp) >= receivedAt.getTime() - MAX_MESSAGE_AGE_MS)) {
       throw new WebhookRefused('SNS message too old');
@@ -100,7 +113,7 @@ export class SesFormat implements ProviderFormat {
     return { deliveries: [{ id, read: ses ? readSesEvent(ses, receivedAt) : unknownType(null) }] };
   }
 
-  private async verify(message: Record<string, unknown> | null): Promise<void> {
+  private async verify(message: Record<string, unknown> | null, client: string): Promise<void> {
     const fields = SIGNED_FIELDS[String(message?.Type)];
     if (!message || !fields) throw new WebhookRefused('Not an SNS message');
     if (typeof message.TopicArn !== 'string' || !this.topics.has(message.TopicArn)) {
@@ -120,12 +133,24 @@ export class SesFormat implements ProviderFormat {
       .join('');
     let key;
     try {
-      key = await this.certificates.publicKey(certificateUrl);
+      key = await this.certificates.publicKey(certificateUrl, client);
     } catch (error) {
+      if (error instanceof SnsCertificateUnavailable) {
+        throw new RetryLaterException(
+          CERTIFICATE_UNAVAILABLE,
+          error.retryAfterSeconds,
+          HttpStatus.SERVICE_UNAVAILABLE,
+        );
+      }
+      // Logged once per failed fetch: the failure is then remembered, and answered without a line.
       this.logger.warn(
         `SNS signing certificate ${certificateUrl.href} unavailable: ${(error as Error).message}`,
       );
-      throw new ServiceUnavailableException('The SNS signing certificate could not be fetched; retry later');
+      throw new RetryLaterException(
+        CERTIFICATE_UNAVAILABLE,
+        (this.rule.fetches ?? SNS_CERTIFICATE_FETCHES).failureMemoryMs / 1000,
+        HttpStatus.SERVICE_UNAVAILABLE,
+      );
     }
     if (!verify(digest, Buffer.from(text, 'utf8'), key, Buffer.from(message.Signature, 'base64'))) {
       throw new WebhookRefused('Invalid SNS signature');

@@ -1,6 +1,7 @@
 import { X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { FetchBudget, type FetchLimits } from './fetch-budget';
 
 /** Where SNS's signing certificates and subscription links may point, and how long a fetch may take. */
 export interface SnsEndpointRule {
@@ -9,6 +10,13 @@ export interface SnsEndpointRule {
   /** Extra trusted CA for the HTTPS fetches: a test's self-signed server; AWS needs none. */
   ca?: string;
   timeoutMs: number;
+  /** The budget of certificate fetches; SNS_CERTIFICATE_FETCHES unless a test names another. */
+  fetches?: SnsFetchPolicy;
+}
+
+/** How many certificate fetches requests may set off, and how long a failed one is remembered. */
+export interface SnsFetchPolicy extends FetchLimits {
+  failureMemoryMs: number;
 }
 
 /** Amazon SNS's own endpoints, `sns.<region>.amazonaws.com` (China regions end in `.com.cn`). */
@@ -75,30 +83,86 @@ export function getSnsUrl(url: URL, rule: SnsEndpointRule): Promise<string> {
 }
 
 /**
+ * Certificate fetches requests may set off: SNS signs with one certificate per region, replaced every few
+ * months, so a genuine delivery rarely needs a fetch; a forger naming new URLs gets two a minute, and all
+ * clients together ten. A failed fetch is remembered for a minute: requests naming that URL meanwhile fail
+ * without a fetch (docs/api/providers/ses.md).
+ */
+export const SNS_CERTIFICATE_FETCHES: SnsFetchPolicy = {
+  perClient: 2,
+  total: 10,
+  windowMs: 60_000,
+  failureMemoryMs: 60_000,
+};
+
+/** No certificate for now (a failed fetch remembered, or no fetch left in the budget): retry after that. */
+export class SnsCertificateUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+type KeptCertificate = { key: Promise<KeyObject> } | { failure: string; until: number };
+
+/**
  * SNS signing certificates by URL: fetched once (concurrent requests share the fetch), at most
- * MAX_CERTIFICATES kept, the least recently used dropped first. A failed fetch is not kept.
+ * MAX_CERTIFICATES kept, the least recently used dropped first. A failed fetch is kept too, for a while,
+ * and fetches are limited per client and in total (SNS_CERTIFICATE_FETCHES): forged requests cost the
+ * service a bounded number of fetches however many there are.
  */
 export class SnsCertificates {
-  private readonly keys = new Map<string, Promise<KeyObject>>();
+  private readonly kept = new Map<string, KeptCertificate>();
+  private readonly budget: FetchBudget;
+  private readonly failureMemoryMs: number;
 
-  constructor(private readonly rule: SnsEndpointRule) {}
+  constructor(
+    private readonly rule: SnsEndpointRule,
+    private readonly now: () => number = () => Date.now(),
+  ) {
+    const policy = rule.fetches ?? SNS_CERTIFICATE_FETCHES;
+    this.budget = new FetchBudget(policy, now);
+    this.failureMemoryMs = policy.failureMemoryMs;
+  }
 
-  publicKey(url: URL): Promise<KeyObject> {
+  /** The certificate's public key; rejects with SnsCertificateUnavailable or the fetch's own error. */
+  publicKey(url: URL, client: string): Promise<KeyObject> {
     const href = url.href;
-    const kept = this.keys.get(href);
-    // Map order is insertion order: deleting and setting again makes this entry the most recently used.
-    this.keys.delete(href);
-    const key = kept ?? this.fetch(url);
-    this.keys.set(href, key);
-    const oldest = this.keys.keys().next();
-    if (this.keys.size > MAX_CERTIFICATES && !oldest.done) this.keys.delete(oldest.value);
-    return key;
+    let entry = this.kept.get(href);
+    if (entry && 'failure' in entry) {
+      const left = entry.until - this.now();
+      if (left > 0)
+        return Promise.reject(new SnsCertificateUnavailable(entry.failure, Math.ceil(left / 1000)));
+      entry = undefined;
+    }
+    if (!entry) {
+      const retryAfter = this.budget.take(client);
+      if (retryAfter !== null) {
+        return Promise.reject(new SnsCertificateUnavailable('too many certificate fetches', retryAfter));
+      }
+      entry = { key: this.fetch(url) };
+    }
+    this.keep(href, entry);
+    return entry.key;
+  }
+
+  /** Map order is insertion order: deleting and setting again makes this entry the most recently used. */
+  private keep(href: string, entry: KeptCertificate): void {
+    this.kept.delete(href);
+    this.kept.set(href, entry);
+    const oldest = this.kept.keys().next();
+    if (this.kept.size > MAX_CERTIFICATES && !oldest.done) this.kept.delete(oldest.value);
   }
 
   private fetch(url: URL): Promise<KeyObject> {
     const key = getSnsUrl(url, this.rule).then((pem) => new X509Certificate(pem).publicKey);
-    key.catch(() => {
-      if (this.keys.get(url.href) === key) this.keys.delete(url.href);
+    key.catch((error: Error) => {
+      const current = this.kept.get(url.href);
+      if (current && 'key' in current && current.key === key) {
+        this.keep(url.href, { failure: error.message, until: this.now() + this.failureMemoryMs });
+      }
     });
     return key;
   }
