@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
 import { Model } from 'mongoose';
-import { insertedIndexes } from '../../common/database/inserted-indexes';
+import { insertedIndexes } from '../../common/database/bulk-writes';
 import { retryTransient } from '../../common/database/transient-retry';
 import type { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { PRIMARY_PROVIDER } from './provider-payload';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
-import { insertedIndexes } from '../../common/database/inserted-indexes';
+import { insertedIndexes } from '../../common/database/bulk-writes';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { AnalyticsCounters } from './analytics-counters';
 
