@@ -150,7 +150,7 @@ describe('Bulk writes under election faults', () => {
     return row;
   }
 
-  it('sends each recipient of a campaign whose second batch met a NotWritablePrimary exactly once', async () => {
+  it('sends each recipient once when the second batch meets NotWritablePrimary', async () => {
     const action: FaultAction = { kind: 'answer', reply: NOT_WRITABLE_PRIMARY };
     const row = await runCampaign(
       'NotWritablePrimary, then sent',
@@ -175,7 +175,7 @@ describe('Bulk writes under election faults', () => {
     expect(row.planAttempts).toBe(2);
   });
 
-  it('fails the batch when the message ledger’s insert is lost, and queues each recipient once', async () => {
+  it('fails the batch when the ledger’s insert is lost, and queues each recipient once', async () => {
     const row = await runCampaign('NotWritablePrimary on the ledger insert', {
       matches: isLedgerInsert,
       nth: 2,

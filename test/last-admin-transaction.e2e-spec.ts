@@ -66,7 +66,7 @@ describe('The last-admin rule in a transaction (a session-capable proxy)', () =>
     expect(t.app.get(DeploymentFeatures).transactions).toBe(true);
   });
 
-  it('demotes one of two admins in one transaction: guard, update and count together, committed by majority', async () => {
+  it('demotes one of two admins in one transaction (guard, update, count), committed by majority', async () => {
     const admin = await createSession(t, Role.Admin);
     const other = await createSession(t, Role.Admin);
     const from = proxy.commands.length;
