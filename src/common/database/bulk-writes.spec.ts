@@ -9,12 +9,18 @@ describe('classifyBulkWriteFailure', () => {
     const failure = classifyBulkWriteFailure({
       writeErrors: [duplicate(0), { index: 2, code: 121 }, duplicate(3)],
     });
-    expect(failure).toEqual({ kind: 'refused', duplicates: new Set([0, 3]), others: [{ index: 2, code: 121 }] });
+    expect(failure).toEqual({
+      kind: 'refused',
+      duplicates: new Set([0, 3]),
+      others: [{ index: 2, code: 121 }],
+    });
   });
 
   it('calls a batch lost as a whole (a closed connection, NotWritablePrimary) unknown', () => {
     expect(classifyBulkWriteFailure({ writeErrors: [], code: 10107 })).toEqual({ kind: 'unknown' });
-    expect(classifyBulkWriteFailure(new Error('connection 2 to 127.0.0.1 closed'))).toEqual({ kind: 'unknown' });
+    expect(classifyBulkWriteFailure(new Error('connection 2 to 127.0.0.1 closed'))).toEqual({
+      kind: 'unknown',
+    });
   });
 
   it('calls a write-concern failure unknown even beside duplicates (an election may roll the rest back)', () => {
@@ -23,7 +29,9 @@ describe('classifyBulkWriteFailure', () => {
       result: { getWriteConcernError: () => ({ code: 64 }) },
     };
     expect(classifyBulkWriteFailure(driverError)).toEqual({ kind: 'unknown' });
-    expect(classifyBulkWriteFailure({ writeErrors: [duplicate(1)], writeConcernError: { code: 91 } })).toEqual({
+    expect(
+      classifyBulkWriteFailure({ writeErrors: [duplicate(1)], writeConcernError: { code: 91 } }),
+    ).toEqual({
       kind: 'unknown',
     });
   });

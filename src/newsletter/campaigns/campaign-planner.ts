@@ -29,8 +29,8 @@ export interface CampaignPlan extends BatchPlan {
  * it with its tracking links when it is sent) with idempotency keys `campaign:<id>:<person>` in one insert
  * per batch, then checkpoints the last `_id` on the campaign, only once the batch's insert was
  * acknowledged (an insert whose outcome is unknown throws: bulk-writes.ts). A plan that dies or fails is run
- * again by the engine and resumes after the checkpoint: the batch in flight is queued again, and its keys turn it into no new
- * message (no duplicate, no gap). The campaign's figures are counted from the queue (`CampaignProgress`),
+ * again by the engine and resumes after the checkpoint: the batch in flight is queued again, and its keys
+ * turn it into no new message (no duplicate, no gap). The campaign's figures are counted from the queue (`CampaignProgress`),
  * so they are exact whatever happened in between.
  */
 @Injectable()
