@@ -17,6 +17,7 @@ import {
   ChatNotification,
   type WebhookFormat,
 } from './schemas/chat-notification.schema';
+import { writeAll } from '../common/database/bulk-writes';
 
 /** What a worker decided about a notification it holds, and where it was sent. */
 export type DeliveryOutcome =
@@ -140,8 +141,7 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
         },
       };
     });
-    const result = await this.collection.bulkWrite(operations, { ordered: false });
-    return result.modifiedCount;
+    return (await writeAll(this.collection, operations)).modifiedCount;
   }
 }
 

@@ -5,6 +5,7 @@ import type { AnyBulkWriteOperation } from 'mongodb';
 import { Model, Types } from 'mongoose';
 import { ArchivedConsentEvent } from './schemas/archived-consent-event.schema';
 import { CONSENT_HISTORY_WINDOW, type ConsentEvent, type Contact } from './schemas/contact.schema';
+import { writeAll } from '../common/database/bulk-writes';
 
 /**
  * An event's archive id: its own, or for an event recorded before events had ids, one derived from the
@@ -49,7 +50,8 @@ export class ConsentArchive {
   /** Stores events by id; one already archived stays as it is. */
   async archive(contactId: Types.ObjectId, events: ConsentEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.archived.bulkWrite(
+    await writeAll(
+      this.archived,
       events.map((event) => ({
         updateOne: {
           filter: { _id: consentEventIdOf(contactId, event) },
@@ -57,7 +59,6 @@ export class ConsentArchive {
           upsert: true,
         },
       })),
-      { ordered: false },
     );
   }
 
@@ -91,7 +92,7 @@ export class ConsentArchive {
         upsert: true,
       },
     }));
-    await this.archived.bulkWrite(operations, { ordered: false });
+    await writeAll(this.archived, operations);
   }
 }
 

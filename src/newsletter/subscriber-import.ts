@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Document } from 'mongodb';
 import { Model, trusted, Types } from 'mongoose';
 import { AppsService } from '../apps/apps.service';
-import { isDuplicateKey } from '../common/database/duplicate-key';
+import { classifyBulkWriteFailure, writeAll } from '../common/database/bulk-writes';
 import { subscriptionOf } from '../contacts/contact-ledger';
 import { Contact, type Subscription } from '../contacts/schemas/contact.schema';
 import type { ImportResult, SkippedEntry } from './dto/subscriber.dto';
@@ -93,14 +93,15 @@ export class SubscriberImport {
     // By `_id` alone, the one filter the dev database answers from an index at this volume (any further
     // condition made 10,000 updates take over a minute). Someone subscribed between the read and this write
     // would then hold two subscriptions to the app: the re-read below finds them and takes this one back.
-    await this.contacts.bulkWrite(
+    await writeAll(
+      this.contacts,
       without.map((person) => ({
         updateOne: {
           filter: { _id: person._id },
           update: { $push: { subscriptions: subscription }, $inc: { revision: 1 }, $set: { updatedAt: now } },
         },
       })),
-      { ordered: false, timestamps: false },
+      { timestamps: false },
     );
     const raced: KnownPerson[] = [];
     for (const person of await this.read(
@@ -112,7 +113,8 @@ export class SubscriberImport {
       else if (forApp.length > 1) raced.push(person);
     }
     if (raced.length) {
-      await this.contacts.bulkWrite(
+      await writeAll(
+        this.contacts,
         raced.map((person) => ({
           updateOne: {
             filter: { _id: person._id },
@@ -122,7 +124,7 @@ export class SubscriberImport {
             },
           },
         })),
-        { ordered: false, timestamps: false },
+        { timestamps: false },
       );
     }
     return already;
@@ -175,16 +177,19 @@ export class SubscriberImport {
   }
 }
 
-/** The positions of an unordered insert's failures; any failure other than a duplicate key is thrown. */
+/**
+ * The positions of an unordered insert's duplicate keys (bulk-writes.ts); any other refusal or a
+ * write-concern failure is thrown.
+ */
 function duplicateKeyPositions(answer: Document): number[] {
-  const writeErrors = (answer.writeErrors ?? []) as { index: number; code?: number; errmsg?: string }[];
-  for (const writeError of writeErrors) {
-    if (!isDuplicateKey(writeError)) {
-      throw new Error(`Subscriber import: insert failed: ${writeError.errmsg ?? String(writeError.code)}`);
-    }
+  const failure = classifyBulkWriteFailure(answer);
+  if (failure.kind === 'unknown') {
+    if (answer.writeConcernError) throw new Error('Subscriber import: write concern failed');
+    return [];
   }
-  if (answer.writeConcernError) throw new Error('Subscriber import: write concern failed');
-  return writeErrors.map((writeError) => writeError.index);
+  const [other] = failure.others;
+  if (other) throw new Error(`Subscriber import: insert failed: ${other.errmsg ?? String(other.code)}`);
+  return [...failure.duplicates];
 }
 
 function emailOf(value: unknown): string | null {

@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Collection, Document, FindCursor, ObjectId } from 'mongodb';
 import type { DueJob, HeldJob, LapseRule, QueueKind } from './queue-kind';
+import { writeAll } from '../common/database/bulk-writes';
 
 /** A held job and the token of the claim that holds it. */
 export interface Claimed<Job> {
@@ -84,7 +85,8 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   ): Promise<Claimed<Job>[]> {
     if (due.length === 0) return [];
     const tokens = due.map(lockTokenOf);
-    await this.collection.bulkWrite(
+    await writeAll(
+      this.collection,
       due.map((job, i) => ({
         updateOne: {
           filter: { claimKey: job.claimKey },
@@ -101,7 +103,6 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
           },
         },
       })),
-      { ordered: false },
     );
     const claimed = await this.collection.find({ lockToken: { $in: tokens } }).toArray();
     return claimed.map((doc) => ({ job: doc as unknown as Job, lockToken: doc.lockToken as string }));
@@ -149,8 +150,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
         },
       };
     });
-    const result = await this.collection.bulkWrite(operations, { ordered: false });
-    return result.modifiedCount;
+    return (await writeAll(this.collection, operations)).modifiedCount;
   }
 
   /**
@@ -169,8 +169,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
         ),
       },
     }));
-    const result = await this.collection.bulkWrite(operations, { ordered: false });
-    return result.modifiedCount;
+    return (await writeAll(this.collection, operations)).modifiedCount;
   }
 
   /**

@@ -1,4 +1,5 @@
-import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import { classifyBulkWriteFailure } from './bulk-writes';
 
 /**
  * Server codes of a node that cannot take the write now but will soon (the retryable-writes set of the
@@ -11,6 +12,11 @@ const TRANSIENT_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 1
 export function isTransientDatabaseError(error: unknown): boolean {
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
   if (!(error instanceof MongoError)) return false;
+  // A bulk write the driver lost as a whole (a closed connection: no server code, no write errors) is
+  // reported as a MongoBulkWriteError that no longer says it was a network error.
+  if (error instanceof MongoBulkWriteError && error.code === undefined) {
+    return classifyBulkWriteFailure(error).kind === 'unknown';
+  }
   if (error.hasErrorLabel('RetryableWriteError') || error.hasErrorLabel('TransientTransactionError')) {
     return true;
   }

@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
+import { createHash } from 'node:crypto';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
-import { Model } from 'mongoose';
-import { insertedIndexes } from '../../common/database/inserted-indexes';
-import { retryTransient } from '../../common/database/transient-retry';
+import { Model, trusted } from 'mongoose';
+import { insertedIndexes, writeAll, writeKeepingDuplicates } from '../../common/database/bulk-writes';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { isTransientDatabaseError, retryTransient } from '../../common/database/transient-retry';
 import type { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { PRIMARY_PROVIDER } from './provider-payload';
 import {
@@ -39,6 +41,38 @@ export function dayOf(at: Date): string {
   return lastDay.date;
 }
 
+/**
+ * How many count batches a counter document remembers having applied (`applied`): a batch tried again
+ * after an ambiguous failure (WRITE_RETRY: about 30 s) finds itself there unless this many other batches
+ * reached the same document in between.
+ */
+export const APPLIED_KEPT = 200;
+
+/** A short id of a set of ids, the same whatever their order: one count batch's (or grant's) marker. */
+function markerOf(prefix: string, ids: string[]): string {
+  const hash = createHash('sha256');
+  for (const id of [...ids].sort()) hash.update(id).update('\0');
+  return `${prefix}${hash.digest('base64url').slice(0, 22)}`;
+}
+
+/**
+ * An upsert of one counter document that applies at most once per marker: the marker is pushed by the
+ * same update (atomic per document), and a document that has it no longer matches, so a write tried again
+ * after an ambiguous failure (applied, answer lost) is refused as a duplicate `_id` instead of counting
+ * twice (docs/operations/running-on-mongodb.md, "Counters and retried writes").
+ */
+function once(_id: string, marker: string, update: Document): AnyBulkWriteOperation<KeyedDoc> {
+  const push = (update.$push ?? {}) as Document;
+  return {
+    updateOne: {
+      filter: { _id, applied: { $ne: marker } },
+      update: { ...update, $push: { ...push, applied: { $each: [marker], $slice: -APPLIED_KEPT } } },
+      upsert: true,
+    },
+    // The driver's types refuse $push with $slice on an index-signature document type.
+  } as unknown as AnyBulkWriteOperation<KeyedDoc>;
+}
+
 /** The scope of the every-app daily buckets (app ids never contain `*`). */
 export const ALL_APPS = '*';
 /** The scope of service mail (no app). */
@@ -50,7 +84,8 @@ type StoredEvent = EmailEvent;
  * Aggregates newly written events into the counters (docs/architecture.md "Analytics"). Called once per
  * event, right after the event's insert succeeded (EmailEventLedger), never for an event whose insert was
  * refused as a duplicate: a retried batch cannot count twice. Each counter collection gets one bulk write per
- * batch.
+ * batch, each document's update marked with the batch (`once`), so the writes' own retries (WRITE_RETRY,
+ * after the driver's) and a rerun of the same batch cannot count twice either.
  */
 @Injectable()
 export class AnalyticsCounters {
@@ -68,33 +103,54 @@ export class AnalyticsCounters {
     if (events.length === 0) return;
     const firsts = await this.firstHumanActions(events);
     const counted = events.map((event, i) => ({ event, names: counterNames(event, firsts.has(i)) }));
+    const marker = markerOf(
+      'c:',
+      events.map((event) => String(event._id)),
+    );
     // The campaign totals first: the recipients' slots count on the same document, created here.
-    await this.countCampaigns(counted);
-    await Promise.all([this.countDays(counted), this.countContacts(counted), this.listRecipients(events)]);
+    await this.countCampaigns(counted, marker);
+    await Promise.all([
+      this.countDays(counted, marker),
+      this.countContacts(counted, marker),
+      this.listRecipients(events),
+    ]);
   }
 
   /** Indexes of the events that are a person's first human open or click of their campaign. */
   private async firstHumanActions(events: StoredEvent[]): Promise<Set<number>> {
-    const candidates: { index: number; _id: string; at: Date }[] = [];
+    const candidates: { index: number; _id: string; eventId: string; at: Date }[] = [];
     const seen = new Set<string>();
     events.forEach((event, index) => {
       if (!isHumanAction(event) || !event.campaignId || !event.contactId) return;
       const _id = `${event.campaignId}:${event.contactId}:${event.type}`;
       if (seen.has(_id)) return;
       seen.add(_id);
-      candidates.push({ index, _id, at: event.createdAt });
+      candidates.push({ index, _id, eventId: String(event._id), at: event.createdAt });
     });
     if (candidates.length === 0) return new Set();
     const inserted = await retryTransient(() =>
       insertedIndexes(
         this.flags.collection,
-        candidates.map(({ _id, at }) => ({ _id, at })),
+        candidates.map(({ _id, eventId, at }) => ({ _id, eventId, at })),
       ),
     );
-    return new Set([...inserted].map((i) => candidates[i].index));
+    // A flag refused as a duplicate may be this very event's, written by an attempt whose answer was lost
+    // (then retried): the flag names its event, so the person's first action still counts once.
+    const refused = candidates.filter((_, i) => !inserted.has(i));
+    const ours =
+      refused.length === 0
+        ? []
+        : await this.flags
+            .find({ _id: trusted({ $in: refused.map((c) => c._id) }) }, { eventId: 1 })
+            .lean<{ _id: string; eventId?: string }[]>()
+            .exec();
+    const owner = new Map(ours.map((flag) => [flag._id, flag.eventId]));
+    return new Set(
+      candidates.filter((c, i) => inserted.has(i) || owner.get(c._id) === c.eventId).map((c) => c.index),
+    );
   }
 
-  private async countCampaigns(counted: Counted[]): Promise<void> {
+  private async countCampaigns(counted: Counted[], marker: string): Promise<void> {
     const updates = new Map<string, { appId: string | null; inc: Record<string, number>; set: Document }>();
     for (const { event, names } of counted) {
       if (!event.campaignId) continue;
@@ -112,21 +168,17 @@ export class AnalyticsCounters {
     }
     await this.bulk(
       this.campaigns,
-      [...updates].map(([campaignId, { appId, inc, set }]) => ({
-        updateOne: {
-          filter: { _id: campaignId },
-          update: {
-            $inc: inc,
-            ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-            $setOnInsert: { appId },
-          },
-          upsert: true,
-        },
-      })),
+      [...updates].map(([campaignId, { appId, inc, set }]) =>
+        once(campaignId, marker, {
+          $inc: inc,
+          ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+          $setOnInsert: { appId },
+        }),
+      ),
     );
   }
 
-  private async countDays(counted: Counted[]): Promise<void> {
+  private async countDays(counted: Counted[], marker: string): Promise<void> {
     const updates = new Map<string, { scope: string; date: string; inc: Record<string, number> }>();
     for (const { event, names } of counted) {
       const date = dayOf(event.createdAt);
@@ -139,13 +191,13 @@ export class AnalyticsCounters {
     }
     await this.bulk(
       this.daily,
-      [...updates].map(([_id, { scope, date, inc }]) => ({
-        updateOne: { filter: { _id }, update: { $inc: inc, $setOnInsert: { scope, date } }, upsert: true },
-      })),
+      [...updates].map(([_id, { scope, date, inc }]) =>
+        once(_id, marker, { $inc: inc, $setOnInsert: { scope, date } }),
+      ),
     );
   }
 
-  private async countContacts(counted: Counted[]): Promise<void> {
+  private async countContacts(counted: Counted[], marker: string): Promise<void> {
     const updates = new Map<string, { inc: Record<string, number>; recent: RecentEvent[] }>();
     for (const { event, names } of counted) {
       if (!event.contactId) continue;
@@ -164,17 +216,12 @@ export class AnalyticsCounters {
       this.contacts,
       // Only the newest RECENT_EVENTS_MAX can stay: a burst for one person (a scanner fetching one link
       // over and over) does not ship the rest to the database to be sliced off there.
-      [...updates].map(([contactId, { inc, recent }]) => ({
-        updateOne: {
-          filter: { _id: contactId },
-          update: {
-            $inc: inc,
-            $push: { recent: { $each: recent.slice(-RECENT_EVENTS_MAX), $slice: -RECENT_EVENTS_MAX } },
-          },
-          upsert: true,
-        },
-        // The driver's types refuse $push with $slice on an index-signature document type.
-      })) as unknown as AnyBulkWriteOperation<KeyedDoc>[],
+      [...updates].map(([contactId, { inc, recent }]) =>
+        once(contactId, marker, {
+          $inc: inc,
+          $push: { recent: { $each: recent.slice(-RECENT_EVENTS_MAX), $slice: -RECENT_EVENTS_MAX } },
+        }),
+      ),
     );
   }
 
@@ -211,8 +258,9 @@ export class AnalyticsCounters {
     if (entries.size === 0) return;
     const all = [...entries.values()];
     const recipients = this.recipients.collection as unknown as Collection<KeyedDoc>;
-    const result = await retryTransient(() =>
-      recipients.bulkWrite(
+    const upsert = () =>
+      writeAll(
+        recipients,
         all.map((entry) => ({
           updateOne: {
             filter: { _id: entry._id },
@@ -224,11 +272,27 @@ export class AnalyticsCounters {
             upsert: true,
           },
         })),
-        { ordered: false },
-      ),
-    );
-    const created = Object.keys(result.upsertedIds).map(Number);
-    await this.giveSlots(created.map((index) => all[index]));
+      );
+    try {
+      const result = await upsert();
+      await this.giveSlots(Object.keys(result.upsertedIds).map((index) => all[Number(index)]));
+    } catch (error) {
+      if (!isTransientDatabaseError(error)) throw error;
+      // Whether the first attempt created entries is unknown (its answer was lost): after the retry, the
+      // entries without a slot are the new ones.
+      await retryTransient(upsert);
+      const slotless = await this.recipients
+        .find(
+          { _id: trusted({ $in: all.map((entry) => entry._id) }), slot: trusted({ $exists: false }) },
+          {
+            _id: 1,
+          },
+        )
+        .lean<{ _id: string }[]>()
+        .exec();
+      const ids = new Set(slotless.map((entry) => entry._id));
+      await this.giveSlots(all.filter((entry) => ids.has(entry._id)));
+    }
   }
 
   private async giveSlots(entries: CampaignRecipient[]): Promise<void> {
@@ -240,30 +304,64 @@ export class AnalyticsCounters {
     }
     const operations: AnyBulkWriteOperation<KeyedDoc>[] = [];
     for (const [campaignId, list] of byCampaign) {
-      const counters = await retryTransient(() =>
-        this.campaigns
-          .findOneAndUpdate(
-            { _id: campaignId },
-            { $inc: { recipients: list.length } },
-            { upsert: true, returnDocument: 'after', projection: { recipients: 1 } },
-          )
-          .lean<Pick<CampaignCounters, 'recipients'>>()
-          .orFail()
-          .exec(),
-      );
-      const first = counters.recipients - list.length + 1;
+      const first = await this.grantSlots(campaignId, list);
       list.forEach((entry, i) =>
         operations.push({
           updateOne: { filter: { _id: entry._id }, update: { $set: { slot: `${campaignId}#${first + i}` } } },
         }),
       );
     }
-    await this.bulk(this.recipients, operations);
+    await this.setSlots(operations);
   }
 
   /**
-   * One unordered bulk write on a collection whose documents have string `_id`s, tried again while the
-   * database is unreachable or electing (WRITE_RETRY).
+   * The first of `list.length` slot numbers taken from the campaign's recipients count, at most once per
+   * list: the grant is marked like a count batch (`once`) and logged in `grants`, so a grant tried again
+   * after an ambiguous failure reads the numbers it was given instead of taking new ones.
+   */
+  private async grantSlots(campaignId: string, list: CampaignRecipient[]): Promise<number> {
+    const marker = markerOf(
+      's:',
+      list.map((entry) => entry._id),
+    );
+    const grant = once(campaignId, marker, {
+      $inc: { recipients: list.length },
+      $push: { grants: { $each: [{ marker, count: list.length }], $slice: -APPLIED_KEPT } },
+    }) as unknown as { updateOne: { filter: Document; update: Document } };
+    const campaigns = this.campaigns.collection as unknown as Collection<KeyedDoc>;
+    try {
+      const counters = await retryTransient(() =>
+        campaigns.findOneAndUpdate(grant.updateOne.filter, grant.updateOne.update, {
+          upsert: true,
+          returnDocument: 'after',
+          projection: { recipients: 1 },
+        }),
+      );
+      return (counters!.recipients as number) - list.length + 1;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      return this.grantedFirst(campaignId, marker, list.length);
+    }
+  }
+
+  /** The first slot of a grant already applied: the count minus what this grant and later ones took. */
+  private async grantedFirst(campaignId: string, marker: string, count: number): Promise<number> {
+    const campaigns = this.campaigns.collection as unknown as Collection<KeyedDoc>;
+    const counters = await campaigns.findOne(
+      { _id: campaignId },
+      { projection: { recipients: 1, grants: 1 } },
+    );
+    const grants = (counters?.grants ?? []) as { marker: string; count: number }[];
+    const at = grants.findIndex((grant) => grant.marker === marker);
+    if (at < 0) throw new Error(`Campaign ${campaignId}: slot grant ${marker} is no longer logged`);
+    const later = grants.slice(at + 1).reduce((sum, grant) => sum + grant.count, 0);
+    return (counters!.recipients as number) - later - count + 1;
+  }
+
+  /**
+   * One unordered bulk write of counter updates marked with their batch (`once`), tried again while the
+   * database is unreachable or electing (WRITE_RETRY); a document refused as a duplicate had the batch
+   * applied already.
    */
   private async bulk(
     model: { collection: unknown },
@@ -271,7 +369,13 @@ export class AnalyticsCounters {
   ): Promise<void> {
     if (operations.length === 0) return;
     const collection = model.collection as Collection<KeyedDoc>;
-    await retryTransient(() => collection.bulkWrite(operations, { ordered: false }));
+    await retryTransient(() => writeKeepingDuplicates(collection, operations));
+  }
+
+  /** Slots given to new recipients: updates by `_id`, each the same whenever it is repeated. */
+  private async setSlots(operations: AnyBulkWriteOperation<KeyedDoc>[]): Promise<void> {
+    const collection = this.recipients.collection as unknown as Collection<KeyedDoc>;
+    await retryTransient(() => writeAll(collection, operations));
   }
 
   /**

@@ -6,6 +6,7 @@ import { retryTransient } from '../../common/database/transient-retry';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { counterNames, dayOf, isHumanAction } from './analytics-counters';
 import { CampaignCounters, CampaignRecipient, type Counts, UniqueFlag } from './schemas/analytics.schemas';
+import { writeAll } from '../../common/database/bulk-writes';
 
 /** What a rebuild found and wrote. */
 export interface CampaignRebuildReport {
@@ -139,7 +140,7 @@ export class CampaignCountersRebuild {
       const operations: AnyBulkWriteOperation<{ _id: string }>[] = batch.map((doc) => ({
         replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true },
       }));
-      await retryTransient(() => target.bulkWrite(operations, { ordered: false }));
+      await retryTransient(() => writeAll(target, operations));
     }
   }
 }

@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { createHash } from 'node:crypto';
 import { Model, trusted, Types } from 'mongoose';
 import { failed, GroupCommit, type Settled, settled } from '../../common/database/group-commit';
-import { insertedIndexes } from '../../common/database/inserted-indexes';
+import { insertedIndexes } from '../../common/database/bulk-writes';
 import { type SentMessageRecord, SentMessageLookup } from '../jobs/sent-message-lookup';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailEventLedger, type NewEmailEvent } from './email-event-ledger';

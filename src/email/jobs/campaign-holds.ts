@@ -6,6 +6,7 @@ import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { claimKeyOf } from '../../queue/lease-queue.store';
 import { CampaignHold } from './schemas/campaign-hold.schema';
 import { CLAIMABLE_STATUSES, EmailJob } from './schemas/email-job.schema';
+import { writeAll } from '../../common/database/bulk-writes';
 
 /** Where a held message waits: never due, until its campaign is released. */
 export const HELD_UNTIL = new Date('9999-12-31T00:00:00.000Z');
@@ -78,8 +79,7 @@ export class CampaignHolds {
           },
         },
       }));
-      const result = await this.jobs.collection.bulkWrite(operations, { ordered: false });
-      released += result.modifiedCount;
+      released += (await writeAll(this.jobs.collection, operations)).modifiedCount;
     }
   }
 

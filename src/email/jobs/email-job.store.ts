@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { MongoBulkWriteError, ObjectId, type WriteError } from 'mongodb';
+import { ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
-import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { insertKeepingDuplicates } from '../../common/database/bulk-writes';
 import { JobRetention } from './job-retention';
 import { type LedgerMessage, ledgerMessageOf, type LedgerSend, MessageLedger } from './message-ledger';
 import type { SentMessage } from '../events/sent-message';
@@ -104,7 +104,8 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
 
   /**
    * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids
-   * for known keys: a job's, or the message ledger's once the job has expired). Four round trips at most:
+   * for known keys: a job's, or the message ledger's once the job has expired). Throws when the insert
+   * failed other than by duplicate keys (bulk-writes.ts): the caller's batch is retried as a whole. Four round trips at most:
    * the ledger's key lookup, one unordered insert, one lookup of the duplicates, the ledger's insert.
    */
   async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
@@ -126,19 +127,11 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
       createdAt: now,
       updatedAt: now,
     }));
-    const duplicates = new Set<string>();
-    if (docs.length > 0) {
-      try {
-        await this.collection.insertMany(docs, { ordered: false });
-      } catch (error) {
-        if (!(error instanceof MongoBulkWriteError)) throw error;
-        const writeErrors: WriteError[] = [error.writeErrors].flat();
-        for (const writeError of writeErrors) {
-          if (!isDuplicateKey(writeError)) throw error;
-          duplicates.add(docs[writeError.index].idempotencyKey);
-        }
-      }
-    }
+    // Only a duplicate key is an expected refusal (the job exists); any other failure, a whole batch lost
+    // to an election or a closed connection included, fails the caller's batch: no job counts as created
+    // unless the database acknowledged it.
+    const refused = await insertKeepingDuplicates(this.collection, docs);
+    const duplicates = new Set([...refused].map((index) => docs[index].idempotencyKey));
     // After the jobs' insert, whose unique key decides which jobs are new; an entry this write loses (a
     // crash in between) is created by the worker's recorded send.
     await this.ledger.recordQueued(

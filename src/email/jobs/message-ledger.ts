@@ -2,15 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import {
-  type AnyBulkWriteOperation,
-  type Collection,
-  MongoBulkWriteError,
-  ObjectId,
-  type WriteError,
-} from 'mongodb';
+import { type AnyBulkWriteOperation, type Collection, ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
-import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { insertKeepingDuplicates, writeAll } from '../../common/database/bulk-writes';
 import type { AppConfig } from '../../config/env';
 import { ContactEvents, type ContactErasedEvent } from '../../contacts/contact.events';
 import { messageIdOf, senderDomain } from '../delivery/message-headers';
@@ -106,13 +100,8 @@ export class MessageLedger {
       lastEventAt: now,
       expiresAt: this.expiresAt(now),
     }));
-    try {
-      await this.collection.insertMany(docs, { ordered: false });
-    } catch (error) {
-      if (!(error instanceof MongoBulkWriteError)) throw error;
-      const writeErrors: WriteError[] = [error.writeErrors].flat();
-      if (!writeErrors.every((writeError) => isDuplicateKey(writeError))) throw error;
-    }
+    // A duplicate is an entry already there; any other failure (a lost batch too) is thrown.
+    await insertKeepingDuplicates(this.collection, docs);
   }
 
   /**
@@ -143,7 +132,7 @@ export class MessageLedger {
         };
       },
     );
-    await this.collection.bulkWrite(operations, { ordered: false });
+    await writeAll(this.collection, operations);
   }
 
   /** The entry of one message by its job id. */
@@ -185,7 +174,8 @@ export class MessageLedger {
       .find({ to: address }, { projection: { idempotencyKey: 1 } })
       .toArray();
     if (entries.length === 0) return;
-    await this.collection.bulkWrite(
+    await writeAll(
+      this.collection,
       entries.map((entry) => ({
         updateOne: {
           filter: { _id: entry._id, to: address },
@@ -199,7 +189,6 @@ export class MessageLedger {
           },
         },
       })),
-      { ordered: false },
     );
   }
 }

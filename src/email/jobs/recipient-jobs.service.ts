@@ -13,6 +13,7 @@ import {
   type EmailJobStatus,
   type EmailJobType,
 } from './schemas/email-job.schema';
+import { writeAll } from '../../common/database/bulk-writes';
 
 export const ERASED_RECIPIENT_ERROR = "Cancelled: the recipient's personal data was erased";
 
@@ -122,9 +123,9 @@ export class RecipientJobsService {
         )
         .toArray();
       if (jobs.length === 0) break;
-      await this.collection.bulkWrite(
+      await writeAll(
+        this.collection,
         jobs.map((job) => scrub(job, address, placeholder)),
-        { ordered: false },
       );
     }
     const inFlight = await this.collection.countDocuments({ 'payload.to': address });
@@ -193,7 +194,7 @@ export class RecipientJobsService {
       };
       return [leave, cancel];
     });
-    if (operations.length > 0) await this.collection.bulkWrite(operations, { ordered: false });
+    await writeAll(this.collection, operations);
   }
 }
 

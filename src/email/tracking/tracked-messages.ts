@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
 import { Model } from 'mongoose';
-import { isDuplicateKey } from '../../common/database/duplicate-key';
-import { writeErrorsOf } from '../../common/database/write-errors';
+import { classifyBulkWriteFailure, writeAll } from '../../common/database/bulk-writes';
 import type { EmailEvent } from './schemas/email-event.schema';
 import { TrackedMessage } from './schemas/tracked-message.schema';
 import { TRACKING_LIMITS, type TrackingLimits } from './tracking-limits';
@@ -58,15 +57,17 @@ export class TrackedMessages {
   private async takeSlots<T extends Event>(events: T[]): Promise<T[]> {
     const refused = new Set<number>();
     try {
-      await this.collection.bulkWrite(
+      await writeAll(
+        this.collection,
         events.map((event) => this.takeSlot(event)),
-        { ordered: false },
       );
     } catch (error) {
-      const errors = writeErrorsOf(error);
-      if (errors.length === 0) throw error;
-      for (const entry of errors) refused.add(entry.index);
-      if (!errors.every((entry) => isDuplicateKey(entry))) {
+      const failure = classifyBulkWriteFailure(error);
+      // The whole batch failed: which slots were taken is unknown, so none is counted as taken.
+      if (failure.kind === 'unknown') throw error;
+      for (const index of failure.duplicates) refused.add(index);
+      for (const entry of failure.others) refused.add(entry.index);
+      if (failure.others.length > 0) {
         // The others did take their slot: a retry of the batch must not take them again.
         events.forEach((event, i) => refused.has(i) || this.slotted.add(event));
         throw error;
@@ -108,9 +109,9 @@ export class TrackedMessages {
       inc[field] = (inc[field] ?? 0) + 1;
       counts.set(event.messageId!, inc);
     }
-    await this.collection.bulkWrite(
+    await writeAll(
+      this.collection,
       [...counts].map(([_id, inc]) => ({ updateOne: { filter: { _id }, update: { $inc: inc } } })),
-      { ordered: false },
     );
   }
 }

@@ -85,6 +85,8 @@ CampaignRecipientSchema.index({ slot: 1 }, { unique: true, sparse: true });
 export class UniqueFlag {
   @Prop({ type: String }) _id: string;
   @Prop({ required: true }) at: Date;
+  /** The event that took the flag: a retried write of the same event recognises its own flag. */
+  @Prop({ type: String }) eventId?: string;
 }
 export const UniqueFlagSchema = SchemaFactory.createForClass(UniqueFlag);
 
