@@ -71,7 +71,10 @@ describe('Dev database durability', () => {
     const reopened = await MongoClient.connect(withDatabaseName(database.uri, 'durability'));
     try {
       const found = new Map(
-        (await reopened.db().collection<Item>('items').find().toArray()).map((item) => [item._id, item.version]),
+        (await reopened.db().collection<Item>('items').find().toArray()).map((item) => [
+          item._id,
+          item.version,
+        ]),
       );
       const missing = [...expected].filter(([id, version]) => found.get(id) !== version).map(([id]) => id);
       expect(missing).toEqual([]);
