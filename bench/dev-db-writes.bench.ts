@@ -9,13 +9,15 @@
  * which is `DEV_DATABASE_DURABILITY=delayed` and what the launcher did before commits were made durable) and
  * runs, for each number of concurrent writers, a loop of an insert of a 1 KB document followed by an update
  * of it ($set), each acknowledged, through the MongoDB driver with one connection per writer. Prints
- * acknowledged writes per second and the mean latency of one write per cell.
+ * acknowledged writes per second, the mean latency of one write, and the JVM's CPU time per write (the
+ * figure that depends least on what else the machine runs) per cell.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Collection, MongoClient } from 'mongodb';
 import { type DevDatabaseDurability, startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import { cpuSecondsOf } from './process-cpu';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WRITERS = (process.env.BENCH_WRITERS ?? '1,8,32').split(',').map(Number);
@@ -50,6 +52,7 @@ async function load(items: Collection<Doc>, writers: number): Promise<{ writes: 
 interface Running {
   durability: DevDatabaseDurability;
   uri: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ async function launch(durability: DevDatabaseDurability): Promise<Running> {
   return {
     durability,
     uri: database.uri,
+    pid: database.pid,
     async stop() {
       await database.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -71,11 +75,14 @@ async function cell(database: Running, writers: number): Promise<string> {
     maxPoolSize: writers,
   });
   try {
+    const cpuBefore = cpuSecondsOf(database.pid) ?? 0;
     const { writes, seconds } = await load(client.db().collection<Doc>(`items_${writers}`), writers);
+    const cpuMs = (((cpuSecondsOf(database.pid) ?? 0) - cpuBefore) * 1000) / writes;
     const perSecond = writes / seconds;
     return (
       `| ${database.durability.padEnd(10)} | ${String(writers).padStart(7)} | ` +
-      `${perSecond.toFixed(0).padStart(8)} | ${((writers / perSecond) * 1000).toFixed(2).padStart(10)} |`
+      `${perSecond.toFixed(0).padStart(8)} | ${((writers / perSecond) * 1000).toFixed(2).padStart(10)} | ` +
+      `${cpuMs.toFixed(2).padStart(14)} |`
     );
   } finally {
     await client.close();
@@ -86,7 +93,8 @@ async function main(): Promise<void> {
   console.log(`${SECONDS} s per cell; an insert then an update per loop, each acknowledged`);
   // Both launchers run side by side and the cells alternate, so a change in the machine's load meets both.
   const databases = await Promise.all(MODES.map(launch));
-  const header = '| durability | writers | writes/s | ms / write |\n|---|--:|--:|--:|';
+  const header =
+    '| durability | writers | writes/s | ms / write | JVM CPU ms / write |\n|---|--:|--:|--:|--:|';
   console.log(header);
   try {
     for (const writers of WRITERS) {

@@ -80,7 +80,8 @@ public final class MongoDevServer {
             + (Runtime.getRuntime().maxMemory() >> 20)
             + " MB; data "
             + (file == null ? "in memory" : "in " + file));
-    if (file != null) System.out.println(durabilityLine(delayed));
+    // The delayed mode is a warning: on standard error, which the service logs as one.
+    if (file != null) (delayed ? System.err : System.out).println(durabilityLine(delayed));
     System.out.flush();
 
     waitForEndOfInput(System.in);
