@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import type { TopologyDescriptionChangedEvent } from 'mongodb';
-import { ConnectionStates, type Connection } from 'mongoose';
+import type { Connection } from 'mongoose';
 
 /** Server types that take writes: what a request or a worker needs of the database. */
 const WRITABLE = new Set(['Standalone', 'RSPrimary', 'Mongos', 'LoadBalancer']);
@@ -41,9 +41,9 @@ export class DatabaseAvailability implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    // Mongoose opened the connection before any provider exists; a process that starts without a database
-    // does not get here (start-up stops first).
-    if (this.connection.readyState !== ConnectionStates.connected) this.lostAt = Date.now();
+    // Reachable to begin with: Mongoose's connect, awaited before any provider exists, selected a writable
+    // server. (Not Mongoose's `readyState`, which reads "disconnected" whenever two heartbeats are late.)
+    // A loss from here on changes the topology at the next check, which this hears.
     this.connection.getClient().on('topologyDescriptionChanged', this.topologyChanged);
   }
 
