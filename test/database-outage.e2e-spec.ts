@@ -44,7 +44,7 @@ describe('A database outage', () => {
     t = await createTestApp();
     admin = await createSession(t);
     availability = t.app.get(DatabaseAvailability);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     warn.mockRestore();
     log.mockRestore();

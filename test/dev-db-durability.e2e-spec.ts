@@ -82,7 +82,8 @@ describe('Dev database durability', () => {
     } finally {
       await reopened.close();
     }
-  });
+    // Two JVM starts and 700 synced writes: generous, for a machine shared with other jobs.
+  }, 120_000);
 });
 
 /** Resolves once the process is gone (its /proc entry removed by the reaping parent). */
