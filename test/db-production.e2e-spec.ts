@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVER_SELECTION_MS } from '../src/database/database.module';
 import { indexDrift } from '../src/database/indexes-ready';
 import { createTestApp, TestApp } from './helpers/app';
 import { compileWorker, type CompiledWorker } from './helpers/worker-process';
@@ -87,13 +88,16 @@ describe('Production database settings and npm run db:indexes', () => {
     });
   };
 
-  it('pins reads to the primary, retries writes and reads, outlasts an election, builds no index', () => {
+  it('pins reads to the primary, retries writes and reads, fails fast without a primary, builds no index', () => {
     const options = t.connection.getClient().options;
     expect(options.readPreference.mode).toBe('primary');
     expect(options.retryWrites).toBe(true);
     expect(options.retryReads).toBe(true);
-    // Elections take up to about 12 s: the driver waits for the new primary instead of failing.
-    expect(options.serverSelectionTimeoutMS).toBeGreaterThanOrEqual(30_000);
+    // Without a writable server (an outage, an election) a request answers 503 instead of waiting 30 s;
+    // the driver checks twice a second, so the loss and the return are known within about a second.
+    expect(options.serverSelectionTimeoutMS).toBe(SERVER_SELECTION_MS);
+    expect(options.heartbeatFrequencyMS).toBe(500);
+    expect(t.connection.get('bufferCommands')).toBe(false);
     expect(options.socketTimeoutMS).toBeGreaterThanOrEqual(30_000);
     expect(t.connection.config).toMatchObject({ autoIndex: false, autoCreate: false });
   });

@@ -30,6 +30,7 @@ export type Duration = `${number}${'s' | 'm' | 'h' | 'd'}`;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+const DEV_DATABASE_DURABILITIES = ['commit', 'delayed'] as const;
 /** Whose signed webhooks `POST /email-events/primary-provider` reads (docs/api/providers/README.md). */
 export const EMAIL_PROVIDERS = ['resend', 'ses', 'sendgrid', 'postmark', 'mailgun'] as const;
 export type EmailProviderName = (typeof EMAIL_PROVIDERS)[number];
@@ -148,6 +149,13 @@ export class Env {
    */
   @Matches(/^[1-9]\d{0,5}[mMgG]$/, { message: 'must be a JVM heap size such as 512m or 1g' })
   DEV_DATABASE_MAX_HEAP = '512m';
+
+  /**
+   * When the embedded dev database answers a write: `commit` once it is on disk (no acknowledged write is
+   * lost to a crash), `delayed` at once (faster; a crash loses up to about a second of writes). Logged at start.
+   */
+  @IsIn(DEV_DATABASE_DURABILITIES)
+  DEV_DATABASE_DURABILITY: (typeof DEV_DATABASE_DURABILITIES)[number] = 'commit';
 
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -13,20 +13,47 @@ function reasonOf(error: unknown, uri: string): string {
   return password ? line.split(password).join('***') : line;
 }
 
+/** The connection was refused: nothing listens there, and waiting will not change that by itself. */
+const isRefused = (error: unknown): boolean =>
+  error instanceof Error &&
+  ((error.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED' ||
+    /ECONNREFUSED/.test(error.message));
+
 /**
- * Connects once to the database of `uri` and pings it, or fails after `timeoutMs` with one line naming
- * MONGODB_URI and the hosts (never the credentials). Run before Nest builds the application: Mongoose's own
- * connect retries for over a minute and logs each attempt with its stack (docs/decisions.md, issue 26).
+ * Settles (with the driver's error) once every server the client knows of has refused a connection: the
+ * driver would go on retrying until its selection limit, though nothing listens at any of them.
+ */
+function everyServerRefused(client: MongoClient): Promise<never> {
+  return new Promise((_, reject) => {
+    let known: string[] = [];
+    const refused = new Set<string>();
+    client.on('topologyDescriptionChanged', (event) => {
+      known = [...event.newDescription.servers.keys()];
+    });
+    client.on('serverHeartbeatFailed', (event) => {
+      if (!isRefused(event.failure)) return;
+      refused.add(event.connectionId);
+      if (known.length > 0 && known.every((host) => refused.has(host))) reject(event.failure);
+    });
+  });
+}
+
+/**
+ * Connects once to the database of `uri` and pings it, or fails with one line naming MONGODB_URI and the
+ * hosts (never the credentials): at once when every server refuses the connection, else after `timeoutMs`.
+ * Run before Nest builds the application: Mongoose's own connect retries for over a minute and logs each
+ * attempt with its stack (docs/decisions.md, issue 26).
  */
 export async function requireReachableDatabase(uri: string, timeoutMs: number): Promise<void> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+  const refused = everyServerRefused(client);
+  refused.catch(() => undefined);
   try {
-    await client.connect();
-    await client.db().command({ ping: 1 });
+    await Promise.race([client.connect().then(() => client.db().command({ ping: 1 })), refused]);
   } catch (error) {
+    const what = isRefused(error) ? 'refused the connection' : `did not answer within ${timeoutMs / 1000} s`;
     throw new DatabaseUnreachableError(
-      `MONGODB_URI: cannot reach the database at ${hostsOf(uri)} within ${timeoutMs / 1000} s ` +
-        `(${reasonOf(error, uri)})`,
+      `MONGODB_URI: cannot reach the database at ${hostsOf(uri)}: it ${what} (${reasonOf(error, uri)})`,
     );
   } finally {
     await client.close().catch(() => undefined);

@@ -7,9 +7,15 @@ import { join, resolve } from 'node:path';
 import { StartupError } from '../common/startup/startup-error';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
-import { DevDatabaseFileLockedError, startDevDatabase, withDatabaseName } from './dev-database';
+import {
+  DevDatabaseFileLockedError,
+  type DevDatabaseDurability,
+  startDevDatabase,
+  withDatabaseName,
+} from './dev-database';
 import { queryShapeRecording } from './query-shapes/query-shape-recorder';
 import { CommandCountReport, countingCommands } from './command-count-report';
+import { DatabaseAvailability } from './database-availability';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
 // code that builds its own operator queries wraps them in `mongoose.trusted()`.
@@ -31,9 +37,19 @@ export interface DatabaseOptions {
 }
 
 /**
- * Driver settings shared by every process. Production outlasts a replica-set election (up to about 12 s)
- * instead of failing the requests and worker writes caught in it; development fails fast, since its only
- * database is local and a missing one will not come back by waiting. docs/decisions.md, issue 26.
+ * How long an operation waits for a writable server before it fails, in every process: a request whose
+ * database is away answers 503 within about this long instead of hanging (docs/decisions.md, issue 35).
+ */
+export const SERVER_SELECTION_MS = 1_500;
+
+/** The driver's check interval (its minimum is 500 ms). */
+const HEARTBEAT_MS = 500;
+
+/**
+ * Driver settings shared by every process. The driver checks the server every HEARTBEAT_MS, so a lost or
+ * returning database is known within about that long (DatabaseAvailability); an operation fails after
+ * SERVER_SELECTION_MS without a writable server, so requests fail fast and workers retry (their writes are
+ * retried, never dropped). docs/decisions.md, issues 26 and 35.
  */
 export function connectionOptions(production: boolean, autoIndex: boolean): ConnectOptions {
   return {
@@ -41,9 +57,16 @@ export function connectionOptions(production: boolean, autoIndex: boolean): Conn
     readPreference: 'primary',
     retryWrites: true,
     retryReads: true,
-    serverSelectionTimeoutMS: production ? 30_000 : 5_000,
-    // A socket silent this long is dead (a half-open connection after a failover); longer than an election
-    // plus the slowest single round trip we send. Development keeps the driver's default (no limit).
+    heartbeatFrequencyMS: HEARTBEAT_MS,
+    serverSelectionTimeoutMS: SERVER_SELECTION_MS,
+    // Also the limit of a monitoring check: a server silent this long (a half-open connection) is marked
+    // down and the operations waiting on its connections are interrupted.
+    connectTimeoutMS: 10_000,
+    // Operations go straight to the driver, whose server selection is bounded above; Mongoose's own queue
+    // would hold them while it thinks the connection stale (two missed heartbeats, e.g. under load).
+    bufferCommands: false,
+    // A socket silent this long is dead (a half-open connection after a failover); longer than the slowest
+    // single round trip we send. Development keeps the driver's default (no limit).
     ...(production ? { socketTimeoutMS: 60_000 } : {}),
     // Production builds indexes with `npm run db:indexes`: start-up sends no index build or collection
     // creation, which on a replica set can wait on a secondary that is down.
@@ -56,13 +79,18 @@ export function connectionOptions(production: boolean, autoIndex: boolean): Conn
  * The embedded dev database, started on first use. Its process reads our stdin pipe and exits when that
  * closes, so it needs no shutdown hook: it stops (closing its H2 file cleanly) whenever this process ends.
  */
-async function embeddedDatabaseUri(dataDir: string, maxHeap: string): Promise<string> {
+async function embeddedDatabaseUri(
+  dataDir: string,
+  maxHeap: string,
+  durability: DevDatabaseDurability,
+): Promise<string> {
   ensurePrivateDirectory(dataDir);
   const file = join(dataDir, 'mongo.mv');
   const logger = new Logger('DevDatabase');
   const database = await startDevDatabase({
     file,
     maxHeap,
+    durability,
     log: (level, line) => (level === 'info' ? logger.log(line) : logger[level](line)),
   }).catch((error: unknown) => {
     if (!(error instanceof DevDatabaseFileLockedError)) throw error;
@@ -95,6 +123,7 @@ export class DatabaseModule {
             uri ??= await embeddedDatabaseUri(
               config.get('DATA_DIR', { infer: true }),
               config.get('DEV_DATABASE_MAX_HEAP', { infer: true }),
+              config.get('DEV_DATABASE_DURABILITY', { infer: true }),
             );
             const production = config.get('NODE_ENV', { infer: true }) === 'production';
             return {
@@ -107,7 +136,9 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [CommandCountReport],
+      providers: [CommandCountReport, DatabaseAvailability],
+      exports: [DatabaseAvailability],
+      global: true,
     };
   }
 }

@@ -45,9 +45,18 @@ export interface DevDatabase {
   stop(): Promise<void>;
 }
 
+/**
+ * When the file-backed database answers a write: `commit` once it is committed and synced to the file (no
+ * acknowledged write is lost to a crash), `delayed` at once, leaving the commit to the store's background
+ * writer (about a second later: faster, and a crash loses what was not yet written).
+ */
+export type DevDatabaseDurability = 'commit' | 'delayed';
+
 export interface DevDatabaseOptions {
   /** H2 MVStore file for persistent data; omitted means an in-memory database. */
   file?: string;
+  /** For a file-backed database; `commit` when omitted. */
+  durability?: DevDatabaseDurability;
   port?: number;
   /**
    * The JVM's heap limit (`-Xmx`), e.g. `512m`. The file-backed database keeps its data on disk and needs
@@ -199,6 +208,7 @@ export async function startDevDatabase(options: DevDatabaseOptions = {}): Promis
   const args = ['-cp', `${LAUNCHER_JAR}:${join(LAUNCHER_DIR, 'target', 'lib', '*')}`, MAIN_CLASS];
   args.push('--port', String(options.port ?? 0));
   if (options.file) args.push('--file', resolve(options.file));
+  if (options.file && options.durability) args.push('--durability', options.durability);
 
   const heap = options.maxHeap ? [`-Xmx${options.maxHeap}`] : [];
   const child = spawn('java', [...JVM_OPTIONS, ...heap, ...args], {

@@ -1,12 +1,15 @@
 import {
   type BeforeApplicationShutdown,
+  Inject,
   Logger,
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
 import type { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
+import { DatabaseAvailability } from '../database/database-availability';
 import { ClaimFeed } from './claim-feed';
+import { DatabasePause } from './database-pause';
 import { Circuit, type CircuitSettings, DEFAULT_CIRCUIT, DependencyUnavailableError } from './circuit';
 import { FinishBuffer } from './finish-buffer';
 import { HandedMarks } from './handed-marks';
@@ -107,6 +110,9 @@ export abstract class PollingWorker<
   private finishing: FinishBuffer<Outcome, F> | null = null;
   private readonly marks: HandedMarks;
   private readonly circuit: Circuit;
+  /** Injected as a property, so the kinds' constructors need not pass it on. */
+  @Inject(DatabaseAvailability) private readonly availability!: DatabaseAvailability;
+  private pause?: DatabasePause;
 
   protected constructor(
     private readonly name: string,
@@ -155,6 +161,7 @@ export abstract class PollingWorker<
   onApplicationBootstrap(): void {
     const settings = this.settings();
     if (!settings.enabled) return;
+    this.database.watch();
     this.scheduler.addInterval(
       this.name,
       setInterval(() => this.tick(), settings.intervalMs),
@@ -162,6 +169,7 @@ export abstract class PollingWorker<
     this.scheduler.addInterval(
       `${this.name}.reaper`,
       setInterval(() => {
+        if (this.database.paused) return;
         this.reapLapsed().catch((error: unknown) =>
           this.logger.error(`Reaping failed: ${(error as Error).message}`),
         );
@@ -181,6 +189,7 @@ export abstract class PollingWorker<
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     this.signalStop();
+    this.database.unwatch();
     for (const name of [this.name, `${this.name}.reaper`]) {
       if (this.scheduler.doesExist('interval', name)) this.scheduler.deleteInterval(name);
     }
@@ -197,6 +206,11 @@ export abstract class PollingWorker<
     this.logger.warn(`Stopping with ${stuck.length} job(s) still running: released`);
     await within(this.release(stuck, 'still running at the stop limit'), deadline - Date.now());
     if (this.finishing) await within(this.finishing.flush(), deadline - Date.now());
+  }
+
+  /** Claiming pauses while the database is away (created on first use: the availability is a property). */
+  private get database(): DatabasePause {
+    return (this.pause ??= new DatabasePause(this.availability, this.logger));
   }
 
   /** When this process's last run ended (reported by `/health`); null before the first. */
@@ -230,7 +244,7 @@ export abstract class PollingWorker<
 
   private tick(): void {
     // While the circuit is open the worker does not even scan: nothing it claimed could be done.
-    if (this.run || this.stopping || this.circuit.mode() === 'open') return;
+    if (this.run || this.stopping || this.circuit.mode() === 'open' || this.database.paused) return;
     this.processDue().catch((error: unknown) => {
       this.logger.error(`Run failed: ${(error as Error).message}`, (error as Error).stack);
     });
@@ -242,7 +256,7 @@ export abstract class PollingWorker<
     ) as RunSummary<Status>;
     try {
       summary.reaped = (await this.reapLapsed()).length;
-      while (!this.stopping) {
+      while (!this.stopping && !this.database.paused) {
         const mode = this.circuit.mode();
         if (mode === 'open') break;
         const scan = this.store.scanDue(this.settings().scanSize);

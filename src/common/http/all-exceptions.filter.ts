@@ -5,6 +5,11 @@ import { Error as MongooseError } from 'mongoose';
 import { type DuplicateKeyError, isDuplicateKey } from '../database/duplicate-key';
 import { rememberReason, requestFacts } from '../logging/access-log';
 import type { ErrorBody } from './envelope';
+import {
+  DATABASE_RETRY_AFTER_S,
+  DATABASE_UNAVAILABLE_MESSAGE,
+  isDatabaseUnavailable,
+} from './database-unavailable';
 import { RetryLaterException } from './retry-later.exception';
 
 interface Mapped {
@@ -79,9 +84,17 @@ function messageOf(exception: HttpException): string {
   return exception.message;
 }
 
+/** Seconds for `Retry-After`: a 429 decided by the service, or a database that is away (503). */
+function retryAfterOf(exception: unknown): number | undefined {
+  if (exception instanceof RetryLaterException) return Math.max(1, Math.ceil(exception.retryAfterSeconds));
+  if (isDatabaseUnavailable(exception)) return DATABASE_RETRY_AFTER_S;
+  return undefined;
+}
+
 /**
  * Turns every error into `{success:false, error}`. Known errors keep their status; database errors are
- * mapped (duplicate key → 409, malformed id → 404, schema validation → 400); a client's abort is logged at
+ * mapped (duplicate key → 409, malformed id → 404, schema validation → 400, a database that is away → 503
+ * with `Retry-After`); a client's abort is logged at
  * info (499); anything else is a 500 whose body carries only an `errorId` that is also in the log line with
  * the stack.
  */
@@ -95,9 +108,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const { status, error } = this.map(exception, request);
     if (request) rememberReason(request, status, error);
     const body: ErrorBody = { success: false, error };
-    if (exception instanceof RetryLaterException) {
-      void reply.header('Retry-After', Math.max(1, Math.ceil(exception.retryAfterSeconds)));
-    }
+    const retryAfter = retryAfterOf(exception);
+    if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 
@@ -110,6 +122,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
         status: FASTIFY_STATUS[exception.code] ?? exception.statusCode,
         error: FASTIFY_MESSAGES[exception.code] ?? exception.message,
       };
+    }
+    // Logged once by DatabaseAvailability when the database goes, not per request; the access log has each.
+    if (isDatabaseUnavailable(exception)) {
+      return { status: HttpStatus.SERVICE_UNAVAILABLE, error: DATABASE_UNAVAILABLE_MESSAGE };
     }
     if (isClientAbort(exception, request)) {
       this.logger.log({ ...(request && requestFacts(request)) }, 'Request aborted by the client');

@@ -16,11 +16,14 @@ import org.h2.mvstore.MVStore;
 /**
  * The embedded development database: a MongoDB wire-protocol server (mongo-java-server) on 127.0.0.1.
  *
- * <p>Usage: {@code MongoDevServer [--port N] [--file PATH]}. Without {@code --file} the data lives in memory
- * (tests); with it, in an H2 MVStore file (local runs), compressed and compacted when idle (see
- * {@link StoreCompaction}). Port 0 picks a free port. Prints the line {@code READY <connection string>} once
- * it accepts connections, then its heap limit, and stops when its standard input closes, so it never
- * outlives the Node process that started it.
+ * <p>Usage: {@code MongoDevServer [--port N] [--file PATH] [--durability commit|delayed]}. Without {@code
+ * --file} the data lives in memory (tests); with it, in an H2 MVStore file (local runs), compressed and
+ * compacted when idle (see {@link StoreCompaction}). With the file, a write is answered once it is committed
+ * and synced ({@link DurableH2Backend}); {@code --durability delayed} answers at once and leaves the commit
+ * to the store's background writer, so a crash loses up to about a second of acknowledged writes. Port 0
+ * picks a free port. Prints the line {@code READY <connection string>} once it accepts connections, then its
+ * heap limit (and the durability mode), and stops when its standard input closes, so it never outlives the
+ * Node process that started it.
  */
 public final class MongoDevServer {
 
@@ -51,10 +54,12 @@ public final class MongoDevServer {
   public static void main(String[] args) throws IOException {
     int port = 0;
     String file = null;
+    boolean delayed = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--port" -> port = Integer.parseInt(args[++i]);
         case "--file" -> file = args[++i];
+        case "--durability" -> delayed = durabilityDelayed(args[++i]);
         default -> {
           System.err.println("unknown argument: " + args[i]);
           System.exit(2);
@@ -62,7 +67,7 @@ public final class MongoDevServer {
       }
     }
 
-    MongoBackend backend = openBackend(file);
+    MongoBackend backend = openBackend(file, delayed);
     backend.version(MONGO_7_0);
     MongoServer server = new MongoServer(backend);
     server.bind("127.0.0.1", port);
@@ -76,13 +81,34 @@ public final class MongoDevServer {
             + (Runtime.getRuntime().maxMemory() >> 20)
             + " MB; data "
             + (file == null ? "in memory" : "in " + file));
+    // The delayed mode is a warning: on standard error, which the service logs as one.
+    if (file != null) (delayed ? System.err : System.out).println(durabilityLine(delayed));
     System.out.flush();
 
     waitForEndOfInput(System.in);
     System.exit(0);
   }
 
-  private static MongoBackend openBackend(String file) throws IOException {
+  private static boolean durabilityDelayed(String mode) {
+    return switch (mode) {
+      case "commit" -> false;
+      case "delayed" -> true;
+      default -> {
+        System.err.println("--durability must be commit or delayed, not " + mode);
+        System.exit(2);
+        yield false;
+      }
+    };
+  }
+
+  private static String durabilityLine(boolean delayed) {
+    return delayed
+        ? "Dev database durability: delayed (DEV_DATABASE_DURABILITY=delayed): writes are answered before"
+            + " they reach the disk; a crash loses up to about a second of them"
+        : "Dev database durability: commit: each write is on disk before it is answered";
+  }
+
+  private static MongoBackend openBackend(String file, boolean delayed) throws IOException {
     if (file == null) {
       return new MemoryBackend();
     }
@@ -97,7 +123,7 @@ public final class MongoDevServer {
             .cacheSize(STORE_CACHE_MB)
             .open();
     StoreCompaction.start(store);
-    return new H2Backend(store);
+    return delayed ? new H2Backend(store) : new DurableH2Backend(store);
   }
 
   private static void waitForEndOfInput(InputStream in) throws IOException {
