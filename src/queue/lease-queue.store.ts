@@ -170,7 +170,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   statusAfter(record: Finished<Outcome> | Postponed): string {
     if ('postponed' in record) return 'failed';
     const { set, retryAt } = this.kind.outcomeUpdate(record.outcome, new Date());
-    return retryAt ? 'failed' : String(set.status ?? 'completed');
+    return retryAt ? 'failed' : typeof set.status === 'string' ? set.status : 'completed';
   }
 
   /** The status of each job now (one lookup by `_id`); a job that is gone is absent. */

@@ -70,7 +70,7 @@ export class EmailWorker extends PollingWorker<
       enabled: this.config.get('EMAIL_WORKER_ENABLED', { infer: true }),
       intervalMs: this.config.get('EMAIL_WORKER_INTERVAL_MS', { infer: true }),
       shutdownMs: this.config.get('WORKER_SHUTDOWN_MS', { infer: true }),
-      reapEveryMs: this.options.reapEveryMs ?? 60_000,
+      reapEveryMs: this.options.reapEveryMs ?? 5_000,
     };
   }
 
