@@ -113,7 +113,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done();
   });
   registerAccessLog(fastify, () => PinoLogger.root);
-  app.enableShutdownHooks();
+  // After a clean shutdown the process exits 0 (Nest's default re-raises the signal: exit code 143).
+  app.enableShutdownHooks([], { useProcessExit: true });
   app.enableCors({
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],

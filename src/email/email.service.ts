@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { CampaignCountersRebuild } from './events/campaign-counters-rebuild';
 import type { BatchPlan } from './jobs/batch-plan';
 import { CampaignHolds } from './jobs/campaign-holds';
 import { assertSendable, type EmailMessage, type EnqueueOptions } from './jobs/email-message';
@@ -23,6 +24,7 @@ export class EmailService {
   constructor(
     private readonly store: EmailJobStore,
     private readonly holds: CampaignHolds,
+    private readonly analytics: CampaignCountersRebuild,
   ) {}
 
   async enqueueEmail(message: EmailMessage, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
@@ -89,6 +91,15 @@ export class EmailService {
    */
   releaseCampaign(campaignId: string): Promise<number> {
     return this.holds.release(campaignId);
+  }
+
+  /**
+   * Once a campaign has finished: its analytics counters are rebuilt from its events when their `sent`
+   * total differs from the `sent` events stored (a count interrupted by a kill or an outage). Returns
+   * whether they were rebuilt.
+   */
+  reconcileCampaignAnalytics(campaignId: string): Promise<boolean> {
+    return this.analytics.reconcileSent(campaignId);
   }
 
   /** A campaign's messages counted from the queue by final state, and whether its plan has finished. */

@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Document, FindCursor, ObjectId } from 'mongodb';
 import type { DueJob, HeldJob, LapseRule, QueueKind } from './queue-kind';
 import { writeAll } from '../common/database/bulk-writes';
+import type { HolderState } from './worker-heartbeat';
 
 /** A held job and the token of the claim that holds it. */
 export interface Claimed<Job> {
@@ -33,7 +34,16 @@ export function claimKeyOf(id: ObjectId | { toString(): string }, attempts: numb
 }
 
 /** Fields only a held job carries: gone once its holder finishes, releases it or is reaped. */
-const HOLD_FIELDS = { lockToken: '', leaseExpiresAt: '', handedAt: '', handedRepeatable: '' } as const;
+const HOLD_FIELDS = {
+  lockToken: '',
+  workerId: '',
+  leaseExpiresAt: '',
+  handedAt: '',
+  handedRepeatable: '',
+} as const;
+
+/** Tells a reaper whether the holders it names are alive (WorkerHeartbeat.holders). */
+export type HolderCheck = (workerIds: string[], now: Date) => Promise<(workerId: string) => HolderState>;
 
 /**
  * The lease protocol over one kind's collection (docs/decisions.md, issue 25). A job that may be claimed
@@ -75,13 +85,15 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   /**
    * Takes scanned jobs in two round trips: one `bulkWrite` of updates by claim key, then one read of the
    * jobs that now carry this claim's tokens. `lockTokenOf` must give a token unique to this claim of that
-   * job. A claim counts an attempt; a release of a job never handed takes it back.
+   * job. A claim counts an attempt; a release of a job never handed takes it back. `workerId` names the
+   * claiming process (its heartbeat), so a reaper can tell whether the holder is alive.
    */
   async claimMany(
     due: Due[],
     lockTokenOf: (job: Due) => string,
     leaseMs: number,
     now = new Date(),
+    workerId?: string,
   ): Promise<Claimed<Job>[]> {
     if (due.length === 0) return [];
     const tokens = due.map(lockTokenOf);
@@ -94,6 +106,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
             $set: {
               status: 'processing',
               lockToken: tokens[i],
+              ...(workerId ? { workerId } : {}),
               leaseExpiresAt: new Date(now.getTime() + leaseMs),
               ...this.kind.claimFields?.(now),
               updatedAt: now,
@@ -153,6 +166,19 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
     return (await writeAll(this.collection, operations)).modifiedCount;
   }
 
+  /** The status a record's write sets (`failed` for a retry or a postponement). */
+  statusAfter(record: Finished<Outcome> | Postponed): string {
+    if ('postponed' in record) return 'failed';
+    const { set, retryAt } = this.kind.outcomeUpdate(record.outcome, new Date());
+    return retryAt ? 'failed' : typeof set.status === 'string' ? set.status : 'completed';
+  }
+
+  /** The status of each job now (one lookup by `_id`); a job that is gone is absent. */
+  async statusesOf(ids: ObjectId[]): Promise<Map<string, string>> {
+    const docs = await this.collection.find({ _id: { $in: ids } }, { projection: { status: 1 } }).toArray();
+    return new Map(docs.map((doc) => [String(doc._id), doc.status as string]));
+  }
+
   /**
    * Gives up held jobs (a worker stopping): one never handed goes back to `pending` with its attempt not
    * counted; a handed one follows the kind's rule for a lapsed lease. Returns how many were released.
@@ -173,38 +199,52 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   }
 
   /**
-   * Jobs whose holder stopped holding them (crash, kill, lost network) past their lease, each put where the
-   * kind's rule says. One update per job, guarded by the lapsed holder's token: a dead worker held few
-   * jobs, and the caller learns which ones this reaper ended.
+   * Jobs whose holder stopped holding them (crash, kill, lost network), each put where the kind's rule says.
+   * A job whose holder's heartbeat says it is alive is never taken, however old its lease; one whose
+   * holder's heartbeat lapsed is taken at once; one whose holder is unknown (no heartbeat: a claim made by
+   * hand, or by a process without one) once its lease has lapsed. The held jobs are few (the workers' slots
+   * and claimed batches), so they are read whole and judged here. One update per job, guarded by the
+   * holder's token: the caller learns which ones this reaper ended.
    */
-  async reapLapsed(now = new Date()): Promise<{ job: HeldJob; rule: LapseRule }[]> {
-    const lapsed = { status: 'processing', leaseExpiresAt: { $lte: now } };
+  async reapLapsed(now = new Date(), holders?: HolderCheck): Promise<{ job: HeldJob; rule: LapseRule }[]> {
+    const held = { status: 'processing' };
     const { typeField } = this.kind;
-    const filters = typeField ? this.kind.types.map((type) => ({ ...lapsed, [typeField]: type })) : [lapsed];
-    const reaped: { job: HeldJob; rule: LapseRule }[] = [];
+    const filters = typeField ? this.kind.types.map((type) => ({ ...held, [typeField]: type })) : [held];
+    const projection = {
+      ...this.kind.heldProjection,
+      attempts: 1,
+      lockToken: 1,
+      workerId: 1,
+      leaseExpiresAt: 1,
+      handedAt: 1,
+      handedRepeatable: 1,
+    };
+    const jobs: HeldJob[] = [];
     for (const filter of filters) {
-      const jobs = await this.collection
-        .find(filter, {
-          projection: {
-            ...this.kind.heldProjection,
-            attempts: 1,
-            lockToken: 1,
-            handedAt: 1,
-            handedRepeatable: 1,
-          },
-        })
-        .toArray();
-      for (const doc of jobs) {
-        const job = doc as unknown as HeldJob;
-        const rule = this.kind.lapsed(job);
-        const result = await this.collection.updateOne(
-          { lockToken: job.lockToken },
-          this.lapseUpdate(job, rule, now),
-        );
-        if (result.modifiedCount > 0) reaped.push({ job, rule });
-      }
+      jobs.push(...((await this.collection.find(filter, { projection }).toArray()) as unknown as HeldJob[]));
+    }
+    const workerIds = jobs.flatMap((job) => (typeof job.workerId === 'string' ? [job.workerId] : []));
+    const stateOf = holders && workerIds.length > 0 ? await holders(workerIds, now) : () => 'unknown';
+    const lapsed = jobs.filter((job) => {
+      const state = typeof job.workerId === 'string' ? stateOf(job.workerId) : 'unknown';
+      const leaseLapsed = job.leaseExpiresAt instanceof Date && job.leaseExpiresAt <= now;
+      return state === 'dead' || (state === 'unknown' && leaseLapsed);
+    });
+    const rules = await this.lapseRules(lapsed);
+    const reaped: { job: HeldJob; rule: LapseRule }[] = [];
+    for (const [i, job] of lapsed.entries()) {
+      const result = await this.collection.updateOne(
+        { lockToken: job.lockToken },
+        this.lapseUpdate(job, rules[i], now),
+      );
+      if (result.modifiedCount > 0) reaped.push({ job, rule: rules[i] });
     }
     return reaped;
+  }
+
+  /** The kind's rule for each lapsed job; a store may read more first (one round trip for all). */
+  protected lapseRules(jobs: HeldJob[]): Promise<LapseRule[]> {
+    return Promise.resolve(jobs.map((job) => this.kind.lapsed(job)));
   }
 
   private postponeUpdate({ id, attempts, lockToken, postponed }: Postponed, now: Date) {
@@ -244,14 +284,26 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
             updatedAt: now,
           },
           $unset: HOLD_FIELDS,
+          ...unknownOutcome(job),
         };
       case 'dead':
         return {
           $set: { status: 'dead', lastError: rule.error, ...this.kind.endFields(now), updatedAt: now },
           $unset: HOLD_FIELDS,
+          ...unknownOutcome(job),
+        };
+      case 'done':
+        return {
+          $set: { ...rule.set, ...this.kind.endFields(now), updatedAt: now },
+          $unset: HOLD_FIELDS,
         };
     }
   }
+}
+
+/** A handed job given up without its outcome: counted on the job, so its view says it may have left before. */
+function unknownOutcome(job: HeldJob): Document {
+  return job.handedAt ? { $inc: { unknownOutcomes: 1 } } : {};
 }
 
 /** Reads a scan of due jobs batch by batch (`LeaseQueueStore.scanDue`). */

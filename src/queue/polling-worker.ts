@@ -17,6 +17,7 @@ import type { JobHandlers } from './job-handlers';
 import type { DueScan, Finished, LeaseQueueStore, Postponed } from './lease-queue.store';
 import type { DueJob, HeldJob, LapseRule, LeasedJob } from './queue-kind';
 import { RateLimiter } from './rate-limiter';
+import type { WorkerHeartbeat } from './worker-heartbeat';
 
 /** How a worker runs; read at the start of every run, so a test may change them between runs. */
 export interface WorkerSettings {
@@ -75,6 +76,13 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** The handed mark could not be written (the database is away): the job did not leave, it goes back. */
+class MarkNotWrittenError extends Error {
+  constructor(cause: unknown) {
+    super(`The handed mark was not written (${(cause as Error).message}); not sent, put back`);
+  }
+}
+
 /**
  * The polling-worker base of the lease-queue engine (docs/decisions.md, issue 25). Every `intervalMs` a run
  * scans due jobs and works through them with `concurrency` slots: a feed claims the next `concurrency`
@@ -113,6 +121,9 @@ export abstract class PollingWorker<
   /** Injected as a property, so the kinds' constructors need not pass it on. */
   @Inject(DatabaseAvailability) private readonly availability!: DatabaseAvailability;
   private pause?: DatabasePause;
+  private heartbeatStarted = false;
+  /** Runs (or reaps) failing in a row: the first failure of a streak is logged, and the recovery. */
+  private readonly failures = { run: 0, reap: 0 };
 
   protected constructor(
     private readonly name: string,
@@ -120,6 +131,7 @@ export abstract class PollingWorker<
     private readonly handlers: JobHandlers,
     private readonly scheduler: SchedulerRegistry,
     private readonly statuses: readonly Status[],
+    private readonly heartbeat: WorkerHeartbeat,
   ) {
     this.logger = new Logger(name);
     this.marks = new HandedMarks((tokens, repeatable) => store.markHanded(tokens, repeatable));
@@ -162,6 +174,8 @@ export abstract class PollingWorker<
     const settings = this.settings();
     if (!settings.enabled) return;
     this.database.watch();
+    this.heartbeat.start();
+    this.heartbeatStarted = true;
     this.scheduler.addInterval(
       this.name,
       setInterval(() => this.tick(), settings.intervalMs),
@@ -170,8 +184,9 @@ export abstract class PollingWorker<
       `${this.name}.reaper`,
       setInterval(() => {
         if (this.database.paused) return;
-        this.reapLapsed().catch((error: unknown) =>
-          this.logger.error(`Reaping failed: ${(error as Error).message}`),
+        this.reapLapsed().then(
+          () => this.succeeded('reap'),
+          (error: unknown) => this.failed('reap', error),
         );
       }, settings.reapEveryMs),
     );
@@ -187,6 +202,16 @@ export abstract class PollingWorker<
    * `pending`, its attempt not counted) and writes the outcomes it has.
    */
   async beforeApplicationShutdown(): Promise<void> {
+    try {
+      await this.stop();
+    } finally {
+      // After the jobs were given back: the heartbeat ends, so whatever is left is recovered at once.
+      if (this.heartbeatStarted) await this.heartbeat.stop();
+      this.heartbeatStarted = false;
+    }
+  }
+
+  private async stop(): Promise<void> {
     this.stopping = true;
     this.signalStop();
     this.database.unwatch();
@@ -233,7 +258,7 @@ export abstract class PollingWorker<
   /** Reaps lapsed leases now (one reap at a time per process). */
   reapLapsed(): Promise<{ job: HeldJob; rule: LapseRule }[]> {
     this.reaping ??= this.store
-      .reapLapsed()
+      .reapLapsed(new Date(), (workerIds, now) => this.heartbeat.holders(workerIds, now))
       .then((reaped) => {
         if (reaped.length > 0) this.reaped(reaped);
         return reaped;
@@ -245,9 +270,30 @@ export abstract class PollingWorker<
   private tick(): void {
     // While the circuit is open the worker does not even scan: nothing it claimed could be done.
     if (this.run || this.stopping || this.circuit.mode() === 'open' || this.database.paused) return;
-    this.processDue().catch((error: unknown) => {
-      this.logger.error(`Run failed: ${(error as Error).message}`, (error as Error).stack);
-    });
+    this.processDue().then(
+      () => this.succeeded('run'),
+      (error: unknown) => this.failed('run', error),
+    );
+  }
+
+  /**
+   * A failing run or reap is logged once, not on every tick (the database away fails them all), and the
+   * first success after it says how many failed.
+   */
+  private failed(what: 'run' | 'reap', error: unknown): void {
+    if (this.failures[what]++ > 0) return;
+    const label = what === 'run' ? 'Run' : 'Reaping';
+    this.logger.error(
+      `${label} failed: ${(error as Error).message}; retried on every tick`,
+      (error as Error).stack,
+    );
+  }
+
+  private succeeded(what: 'run' | 'reap'): void {
+    const failed = this.failures[what];
+    if (failed === 0) return;
+    this.failures[what] = 0;
+    this.logger.log(`${what === 'run' ? 'Runs' : 'Reaping'} work again after ${failed} failure(s)`);
   }
 
   private async runOnce(): Promise<RunSummary<Status>> {
@@ -301,6 +347,8 @@ export abstract class PollingWorker<
           batch,
           (job) => `${scanToken}.${String(job._id)}`,
           settings.leaseMs,
+          new Date(),
+          this.heartbeat.id,
         );
         summary.lostRaces += batch.length - jobs.length;
         claimed += jobs.length;
@@ -313,9 +361,7 @@ export abstract class PollingWorker<
       settings.finishBatchSize,
       this.logger,
       (batch, recorded) => {
-        if (recorded < batch.length) {
-          this.logger.warn(`${batch.length - recorded} outcome(s) not recorded: the lease had been reaped`);
-        }
+        if (recorded < batch.length) void this.explainUnrecorded(batch);
         this.recorded(
           batch.filter((record): record is F => !('postponed' in record)),
           recorded,
@@ -341,6 +387,16 @@ export abstract class PollingWorker<
         if ('unavailable' in result) {
           summary.postponed += 1;
           await finished.add(this.postponed(job, lockToken, result.unavailable));
+          continue;
+        }
+        if ('putBack' in result) {
+          summary.postponed += 1;
+          await finished.add({
+            id: job._id as Postponed['id'],
+            attempts: job.attempts,
+            lockToken,
+            postponed: { until: new Date(), error: result.putBack.message },
+          });
           continue;
         }
         (summary as Record<string, number>)[result.outcome.status] += 1;
@@ -369,7 +425,9 @@ export abstract class PollingWorker<
     lockToken: string,
     entry: HeldEntry<Job>,
     scan: Scan,
-  ): Promise<{ outcome: Outcome } | { unavailable: DependencyUnavailableError }> {
+  ): Promise<
+    { outcome: Outcome } | { unavailable: DependencyUnavailableError } | { putBack: MarkNotWrittenError }
+  > {
     const type = this.store.kind.typeOf(job as unknown as Record<string, unknown>);
     const handler = this.handlers.get<JobHandlerFn<Job, Scan, Outcome>>('job', type);
     const context: JobContext<Scan> = {
@@ -384,7 +442,7 @@ export abstract class PollingWorker<
           held = await this.marks.mark(lockToken, entry.repeatable);
         } catch (error) {
           entry.handed = false;
-          throw error;
+          throw new MarkNotWrittenError(error);
         }
         if (!held) throw new LeaseLostError();
       },
@@ -399,8 +457,41 @@ export abstract class PollingWorker<
         this.circuit.unavailable(error);
         return { unavailable: error };
       }
+      if (error instanceof MarkNotWrittenError) return { putBack: error };
       if (entry.handed && !(error instanceof LeaseLostError)) this.circuit.reached();
       return { outcome: this.failure(job, error) };
+    }
+  }
+
+  /**
+   * Says what became of outcomes a batch write did not record. A job whose status is the one its outcome
+   * sets was recorded by an earlier try of the same write (the database applied it and the answer was lost,
+   * say in an outage); any other was taken from this worker (reaped, its holder judged dead) and is
+   * named with its status now.
+   */
+  private async explainUnrecorded(batch: (F | Postponed)[]): Promise<void> {
+    try {
+      const states = await this.store.statusesOf(batch.map((record) => record.id));
+      const taken = batch.filter((record) => {
+        const now = states.get(String(record.id));
+        return now === undefined || now !== this.store.statusAfter(record);
+      });
+      const already = batch.length - taken.length;
+      if (already > 0) {
+        this.logger.log(`${already} outcome(s) had been recorded by an earlier try of the write`);
+      }
+      if (taken.length > 0) {
+        const list = taken.map(
+          (record) => `${String(record.id)} (${states.get(String(record.id)) ?? 'gone'})`,
+        );
+        this.logger.warn(
+          `${taken.length} outcome(s) not recorded: the job was no longer this worker's: ${list.join(', ')}`,
+        );
+      }
+    } catch (error) {
+      this.logger.warn(
+        `Some outcomes were not recorded, and reading why failed: ${(error as Error).message}`,
+      );
     }
   }
 

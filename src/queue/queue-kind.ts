@@ -29,10 +29,15 @@ export interface HeldJob {
 /**
  * What becomes of a job whose holder stopped holding it (a lapsed lease, or a release at shutdown):
  * `pending`: never handed, safe to run again (the attempt is not counted when `uncount`);
- * `due`: run again now (a kind whose handlers are safe to repeat); `dead`: ended with `error`.
+ * `due`: run again now (a kind whose handlers are safe to repeat); `dead`: ended with `error`;
+ * `done`: ended with `set`, its outcome known after all (the kind found what the attempt left behind).
+ * A handed job that becomes `due` or `dead` had an unknown outcome: its `unknownOutcomes` counts it.
  */
 export type LapseRule =
-  { to: 'pending'; uncount: boolean } | { to: 'due'; error: string } | { to: 'dead'; error: string };
+  | { to: 'pending'; uncount: boolean }
+  | { to: 'due'; error: string }
+  | { to: 'dead'; error: string }
+  | { to: 'done'; set: Record<string, unknown> };
 
 /** A kind's answer for an outcome: the fields to set, and whether the job is due again (a retry). */
 export interface OutcomeUpdate {

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { AppConfig } from '../../config/env';
 import { JobHandlers } from '../../queue/job-handlers';
+import { WorkerHeartbeat } from '../../queue/worker-heartbeat';
 import { PollingWorker, type RunSummary, type WorkerSettings } from '../../queue/polling-worker';
 import type { DueJob } from '../../queue/queue-kind';
 import { ChatOutboxStore, type DeliveryOutcome } from '../chat-outbox.store';
@@ -31,10 +32,11 @@ export class ChatDeliveryWorker extends PollingWorker<
     store: ChatOutboxStore,
     handlers: JobHandlers,
     scheduler: SchedulerRegistry,
+    heartbeat: WorkerHeartbeat,
     private readonly handler: ChatDeliveryHandler,
     @Inject(CHAT_DELIVERY_OPTIONS) private readonly options: ChatDeliveryOptions,
   ) {
-    super(ChatDeliveryWorker.name, store, handlers, scheduler, STATUSES);
+    super(ChatDeliveryWorker.name, store, handlers, scheduler, STATUSES, heartbeat);
   }
 
   protected settings(): WorkerSettings {

@@ -67,6 +67,8 @@ export class ChatNotification {
   /** The holder's token (one per claim) and lease: only the holder records the outcome. */
   @Prop({ select: false }) lockToken?: string;
   @Prop() leaseExpiresAt?: Date;
+  /** The holding process (its heartbeat in `queue_workers`): a reaper recovers the job once that lapses. */
+  @Prop() workerId?: string;
 
   createdAt: Date;
   updatedAt: Date;
@@ -79,7 +81,8 @@ ChatNotificationSchema.index({ claimKey: 1 }, { unique: true, sparse: true });
 ChatNotificationSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
 // ChatOutboxStore.findDue: status (equality, two values), then nextAttemptAt (sort and range).
 ChatNotificationSchema.index({ status: 1, nextAttemptAt: 1 });
-// ChatOutboxStore.reapLapsedLeases: status is the equality, the lease expiry the range.
+// The reaper (LeaseQueueStore.reapLapsed) reads the held notifications: status is the equality (the lease
+// expiry, judged with the holder's heartbeat, is read from the few held ones).
 ChatNotificationSchema.index({ status: 1, leaseExpiresAt: 1 });
 // ChatOutboxStore.scrubAddress: the notifications that name one person.
 ChatNotificationSchema.index({ email: 1 }, { sparse: true });

@@ -418,6 +418,7 @@ export function counterNames(event: StoredEvent, firstHumanAction: boolean): Cou
   const names: CounterName[] = [event.type];
   if (firstHumanAction) names.push(event.type === 'opened' ? 'uniqueOpened' : 'uniqueClicked');
   if (event.type === 'bounced' && event.bounceType === 'hard') names.push('hardBounced');
+  if (event.type === 'sent' && event.resentAfterUnknown) names.push('resentAfterUnknown');
   return names;
 }
 

@@ -5,6 +5,7 @@ import { Model } from 'mongoose';
 import { retryTransient } from '../../common/database/transient-retry';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { counterNames, dayOf, isHumanAction } from './analytics-counters';
+import { PRIMARY_PROVIDER } from './provider-payload';
 import { CampaignCounters, CampaignRecipient, type Counts, UniqueFlag } from './schemas/analytics.schemas';
 import { writeAll } from '../../common/database/bulk-writes';
 
@@ -44,6 +45,23 @@ export class CampaignCountersRebuild {
     @InjectModel(CampaignRecipient.name) private readonly recipients: Model<CampaignRecipient>,
     @InjectModel(UniqueFlag.name) private readonly flags: Model<UniqueFlag>,
   ) {}
+
+  /**
+   * The reconciler of a finished campaign (CampaignProgress): the worker writes each `sent` event before
+   * the outcome of its job, and counts it right after; a kill or an outage between the two leaves the event
+   * uncounted (a retry finds it written and does not count it again). When the counted `sent` total differs
+   * from the worker's `sent` events stored, the campaign's counters are rebuilt from its events. Two
+   * lookups when they agree (the usual case). Returns whether it rebuilt.
+   */
+  async reconcileSent(campaignId: string): Promise<boolean> {
+    const [counters, stored] = await Promise.all([
+      this.campaigns.findById(campaignId, { 'totals.sent': 1 }).lean<CampaignCounters>().exec(),
+      this.events.countDocuments({ campaignId, type: 'sent', provider: { $ne: PRIMARY_PROVIDER } }).exec(),
+    ]);
+    if ((counters?.totals?.sent ?? 0) === stored) return false;
+    await this.rebuild(campaignId);
+    return true;
+  }
 
   async rebuild(campaignId: string): Promise<CampaignRebuildReport> {
     const rebuilt = await this.fold(campaignId);

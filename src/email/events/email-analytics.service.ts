@@ -60,6 +60,7 @@ export class EmailAnalyticsService {
     const n = counted(counters?.totals);
     const figures = {
       sent: n('sent'),
+      resentAfterUnknown: n('resentAfterUnknown'),
       delivered: n('delivered'),
       opened: n('opened'),
       uniqueOpens: n('uniqueOpened'),

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { FinishedJob } from '../jobs/email-job.store';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, type Types } from 'mongoose';
 import type { EmailJob } from '../jobs/schemas/email-job.schema';
-import { type TrackingEvent, TrackingEvents } from '../tracking/tracking-events';
+import { EmailEvent } from '../tracking/schemas/email-event.schema';
+import { EmailEventLedger, type NewEmailEvent } from './email-event-ledger';
 import type { SentMessage } from './sent-message';
 
 /** The recipient fields of an `email.send` job (null for a batch plan, which sends nothing). */
@@ -15,35 +17,69 @@ export function sentMessageOf(job: EmailJob): SentMessage | undefined {
   };
 }
 
+/** A message the transport accepted, as its job's outcome records it. */
+export interface SentSend {
+  jobId: Types.ObjectId;
+  messageId: string;
+  provider: string;
+  message: SentMessage;
+  /** Sent by an attempt that followed one whose outcome was unknown (the job's `unknownOutcomes`). */
+  resentAfterUnknown: boolean;
+}
+
+/** What a `sent` event tells of its job's message. */
+export interface SentRecord {
+  messageId: string;
+  provider: string;
+}
+
 /**
- * The worker's `sent` events: one per message the SMTP server (or the dev outbox) accepted, so campaign
- * figures exist without a provider. They go to the buffered event writer, never to the database from the
- * worker's slots: a campaign's thousands of messages a second cost one insert (and one counter update per
- * counter collection) per second, not one write per message.
+ * The worker's `sent` events: one per message the SMTP server (or the dev outbox, or an API) accepted, so
+ * campaign figures exist without a provider. Written in the step that records the jobs' outcomes, just
+ * before them (EmailJobStore.finish), never from a buffer in memory: a process killed after the outcome
+ * cannot take the event with it. Each event's `_id` is its job's `_id`, so a message has one `sent` event
+ * however often its write is tried again, and a job whose worker died after the event (its outcome not yet
+ * recorded) is found sent by the reaper instead of ending in doubt (docs/operations/email-delivery.md,
+ * "Accounting").
  */
 @Injectable()
 export class SentEvents {
-  constructor(private readonly buffer: TrackingEvents) {}
+  constructor(
+    private readonly ledger: EmailEventLedger,
+    @InjectModel(EmailEvent.name) private readonly events: Model<EmailEvent>,
+  ) {}
 
-  /** Outcomes the worker recorded (only those: a reaped job's outcome is not this worker's). */
-  record(finished: FinishedJob[]): void {
-    const now = new Date();
-    const events: TrackingEvent[] = [];
-    for (const { outcome, message } of finished) {
-      if (outcome.status !== 'completed' || !outcome.messageId || !message) continue;
-      const provider = (outcome.result as { provider?: unknown }).provider;
-      events.push({
-        appId: message.appId,
-        contactId: message.contactId,
-        campaignId: message.campaignId,
-        messageId: outcome.messageId,
-        provider: typeof provider === 'string' ? provider : 'smtp',
+  /** Writes the events of these sends (those written before are refused by `_id`, not counted again). */
+  async write(sends: SentSend[], now = new Date()): Promise<void> {
+    if (sends.length === 0) return;
+    await this.ledger.append(
+      sends.map((send): NewEmailEvent => ({
+        _id: send.jobId,
+        appId: send.message.appId,
+        contactId: send.message.contactId,
+        campaignId: send.message.campaignId,
+        messageId: send.messageId,
+        provider: send.provider,
         type: 'sent',
         userAgent: null,
         automated: false,
+        ...(send.resentAfterUnknown ? { resentAfterUnknown: true } : {}),
         createdAt: now,
-      });
-    }
-    if (events.length > 0) this.buffer.recordMany(events);
+      })),
+    );
+  }
+
+  /** The `sent` events of these jobs, by job id (one lookup by `_id`). */
+  async of(jobIds: Types.ObjectId[]): Promise<Map<string, SentRecord>> {
+    if (jobIds.length === 0) return new Map();
+    const found = await this.events.collection
+      .find({ _id: { $in: jobIds }, type: 'sent' }, { projection: { messageId: 1, provider: 1 } })
+      .toArray();
+    return new Map(
+      found.map((doc) => [
+        String(doc._id),
+        { messageId: doc.messageId as string, provider: doc.provider as string },
+      ]),
+    );
   }
 }

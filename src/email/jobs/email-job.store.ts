@@ -6,6 +6,7 @@ import { insertKeepingDuplicates } from '../../common/database/bulk-writes';
 import { JobRetention } from './job-retention';
 import { type LedgerMessage, ledgerMessageOf, type LedgerSend, MessageLedger } from './message-ledger';
 import type { SentMessage } from '../events/sent-message';
+import { type SentSend, SentEvents } from '../events/sent-events';
 import { claimKeyOf, type Finished, LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
 import type { DueJob as QueueDueJob, HeldJob, LapseRule, QueueKind } from '../../queue/queue-kind';
 import {
@@ -58,6 +59,8 @@ export interface FinishedJob extends Finished<JobOutcome> {
   message?: SentMessage;
   /** An `email.send` job's ledger fields: a recorded send completes (or creates) its entry. */
   ledger?: LedgerMessage;
+  /** The job had an attempt whose outcome was unknown before this one (its `unknownOutcomes`). */
+  resentAfterUnknown?: boolean;
 }
 
 /**
@@ -98,6 +101,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
     @InjectModel(EmailJob.name) model: Model<EmailJob>,
     private readonly retention: JobRetention,
     private readonly ledger: MessageLedger,
+    private readonly sentEvents: SentEvents,
   ) {
     super(() => model.collection, emailQueueKind(retention));
   }
@@ -157,12 +161,36 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
   }
 
   /**
-   * Records outcomes (the engine's `finish`), the ledger entries of sent messages first: a failed write is
-   * retried as a whole by the finish buffer, and both writes are safe to repeat.
+   * Records outcomes (the engine's `finish`), the ledger entries and `sent` events of sent messages first: a
+   * failed write is retried as a whole by the finish buffer, and every write is safe to repeat (the events
+   * are keyed by job). A worker killed between the events and the outcomes leaves jobs whose event says
+   * they were sent: the reaper completes them (`lapseRules`).
    */
   override async finish(finished: (Finished<JobOutcome> | Postponed)[]): Promise<number> {
     await this.ledger.recordSent(finished.flatMap(ledgerSendOf));
+    await this.sentEvents.write(finished.flatMap(sentSendOf));
     return super.finish(finished);
+  }
+
+  /**
+   * A lapsed send that was handed over and whose `sent` event exists did leave: its worker died after
+   * writing the event and before the outcome. It ends `completed` as that event says, not in doubt.
+   */
+  protected override async lapseRules(jobs: HeldJob[]): Promise<LapseRule[]> {
+    const handed = jobs.filter((job) => job.type === 'email.send' && job.handedAt);
+    const sent = await this.sentEvents.of(handed.map((job) => job._id));
+    return jobs.map((job) => {
+      const record = sent.get(String(job._id));
+      if (!record) return this.kind.lapsed(job);
+      return {
+        to: 'done',
+        set: {
+          status: 'completed',
+          messageId: record.messageId,
+          result: { messageId: record.messageId, provider: record.provider, recoveredFrom: 'sent event' },
+        },
+      };
+    });
   }
 
   /**
@@ -172,7 +200,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
    */
   async reapLapsedLeases(
     now = new Date(),
-  ): Promise<{ dead: number; requeued: number; campaignIds: Set<string> }> {
+  ): Promise<{ dead: number; done: number; requeued: number; campaignIds: Set<string> }> {
     return summarizeReaped(await this.reapLapsed(now));
   }
 
@@ -229,20 +257,41 @@ function ledgerSendOf(record: FinishedJob | Postponed): LedgerSend[] {
   ];
 }
 
+/** The `sent` event of a finished `email.send` job whose message left. */
+function sentSendOf(record: FinishedJob | Postponed): SentSend[] {
+  if (!('outcome' in record) || !record.message) return [];
+  const { outcome } = record;
+  if (outcome.status !== 'completed' || !outcome.messageId) return [];
+  const { provider } = outcome.result as { provider?: unknown };
+  return [
+    {
+      jobId: record.id,
+      messageId: outcome.messageId,
+      provider: typeof provider === 'string' ? provider : 'smtp',
+      message: record.message,
+      resentAfterUnknown: record.resentAfterUnknown === true,
+    },
+  ];
+}
+
 /** What the reaper did, by rule, and the campaigns of the jobs it ended. */
 export function summarizeReaped(reaped: { job: HeldJob; rule: LapseRule }[]): {
   dead: number;
+  /** Found sent by their `sent` event (the worker died before recording the outcome): completed. */
+  done: number;
   requeued: number;
   campaignIds: Set<string>;
 } {
   const campaignIds = new Set<string>();
   let dead = 0;
+  let done = 0;
   for (const { job, rule } of reaped) {
-    if (rule.to !== 'dead') continue;
-    dead += 1;
+    if (rule.to === 'done') done += 1;
+    else if (rule.to !== 'dead') continue;
+    else dead += 1;
     if (typeof job.campaignId === 'string') campaignIds.add(job.campaignId);
   }
-  return { dead, requeued: reaped.length - dead, campaignIds };
+  return { dead, done, requeued: reaped.length - dead - done, campaignIds };
 }
 
 /**

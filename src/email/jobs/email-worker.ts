@@ -5,10 +5,11 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import type { AppConfig } from '../../config/env';
 import { retryDelayMs } from '../../queue/backoff';
 import { JobHandlers } from '../../queue/job-handlers';
+import { WorkerHeartbeat } from '../../queue/worker-heartbeat';
 import { PollingWorker, type RunSummary, type WorkerSettings } from '../../queue/polling-worker';
 import type { HeldJob, LapseRule } from '../../queue/queue-kind';
 import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
-import { SentEvents, sentMessageOf } from '../events/sent-events';
+import { sentMessageOf } from '../events/sent-events';
 import { SuppressionService } from '../suppression/suppression.service';
 import type { EmailScan } from './email-handlers';
 import { ledgerMessageOf } from './message-ledger';
@@ -50,12 +51,12 @@ export class EmailWorker extends PollingWorker<
     store: EmailJobStore,
     handlers: JobHandlers,
     scheduler: SchedulerRegistry,
+    heartbeat: WorkerHeartbeat,
     private readonly suppression: SuppressionService,
     private readonly events: EventEmitter2,
-    private readonly sentEvents: SentEvents,
     @Inject(EMAIL_WORKER_OPTIONS) private readonly options: EmailWorkerOptions,
   ) {
-    super(EmailWorker.name, store, handlers, scheduler, STATUSES);
+    super(EmailWorker.name, store, handlers, scheduler, STATUSES, heartbeat);
   }
 
   /** The run API the rest of the app and the tests know (the engine's `processDue`). */
@@ -69,7 +70,7 @@ export class EmailWorker extends PollingWorker<
       enabled: this.config.get('EMAIL_WORKER_ENABLED', { infer: true }),
       intervalMs: this.config.get('EMAIL_WORKER_INTERVAL_MS', { infer: true }),
       shutdownMs: this.config.get('WORKER_SHUTDOWN_MS', { infer: true }),
-      reapEveryMs: this.options.reapEveryMs ?? 60_000,
+      reapEveryMs: this.options.reapEveryMs ?? 5_000,
     };
   }
 
@@ -92,24 +93,29 @@ export class EmailWorker extends PollingWorker<
       outcome,
       campaignId: job.campaignId,
       message: sentMessageOf(job),
+      resentAfterUnknown: (job.unknownOutcomes ?? 0) > 0,
       ...(job.type === 'email.send' ? { ledger: ledgerMessageOf(job) } : {}),
     };
   }
 
   protected override recorded(batch: FinishedJob[]): void {
-    // Buffered, not written here: the slots never wait for the events' insert. A message whose lease was
-    // reaped meanwhile still left (the SMTP server accepted it), so its `sent` event is true all the same.
-    this.sentEvents.record(batch);
+    // The `sent` events were written with the outcomes (EmailJobStore.finish).
     const campaignIds = finishedCampaigns(batch);
     for (const id of campaignIds) this.touched.add(id);
     this.campaignJobsFinished(campaignIds);
   }
 
   protected override reaped(reaped: { job: HeldJob; rule: LapseRule }[]): void {
-    const { dead, campaignIds } = summarizeReaped(reaped);
+    const { dead, done, campaignIds } = summarizeReaped(reaped);
     this.campaignJobsFinished([...campaignIds]);
     if (dead > 0)
       this.logger.warn(`${dead} e-mail job(s) whose worker stopped mid-delivery were marked dead`);
+    if (done > 0) {
+      this.logger.log(
+        `${done} e-mail job(s) whose worker stopped before recording the outcome were found sent ` +
+          '(their sent event was written): completed',
+      );
+    }
   }
 
   protected override runEnded(): void {

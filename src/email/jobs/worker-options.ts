@@ -13,7 +13,7 @@ export type EmailWorkerOptions = Omit<
   'enabled' | 'intervalMs' | 'reapEveryMs' | 'shutdownMs'
 > & {
   backoff: BackoffPolicy;
-  /** How often the reaper's timer looks for lapsed leases (default a minute). */
+  /** How often the reaper's timer looks for lapsed leases (default 5 s: a dead worker's heartbeat). */
   reapEveryMs?: number;
 };
 

@@ -34,9 +34,10 @@ function withId(event: TrackingEvent): BufferedEvent {
 
 /**
  * Events recorded off the hot paths: opens and clicks off the request path (docs/architecture.md "Tracking":
- * the pixel answers without waiting for the database), and the worker's `sent` events off the send path
- * (SentEvents). Events collect in memory and are written through the ledger (one insert, then the analytics
- * counters) every second, when a batch fills, and at shutdown (nothing buffered is lost on SIGTERM).
+ * the pixel answers without waiting for the database). The worker's `sent` events are not buffered: they
+ * are written with the outcomes (SentEvents). Events collect in memory and are written through the ledger
+ * (one insert, then the analytics counters) every second, when a batch fills, and at shutdown (nothing
+ * buffered is lost on SIGTERM).
  *
  * Replays are not events (docs/decisions.md, "Issue 24: tracking replays"): an open or click repeated
  * within the replay window never enters the buffer (ReplayWindow, a lookup in memory), and when a batch is

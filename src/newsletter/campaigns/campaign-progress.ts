@@ -111,6 +111,21 @@ export class CampaignProgress implements OnApplicationBootstrap, BeforeApplicati
         `Campaign ${campaignId} of app ${written.appId} finished (${status}): ${total} message(s), ` +
           `${sent} sent, ${failed - skipped} failed, ${skipped} skipped (suppressed or refused address)`,
       );
+      await this.reconcileAnalytics(campaignId);
+    }
+  }
+
+  /** Its analytics agree with its events once it has finished (a failure is logged with the remedy). */
+  private async reconcileAnalytics(campaignId: string): Promise<void> {
+    try {
+      if (await this.email.reconcileCampaignAnalytics(campaignId)) {
+        this.logger.log(`Campaign ${campaignId}: analytics counters rebuilt from its events`);
+      }
+    } catch (error) {
+      this.logger.error(
+        `Campaign ${campaignId}: analytics not checked (${(error as Error).message}); ` +
+          `npm run analytics:rebuild -- --campaign ${campaignId}`,
+      );
     }
   }
 }

@@ -16,6 +16,12 @@ export class TimelineEntry {
 export class CampaignAnalyticsView {
   @ApiProperty() campaignId: string;
   @ApiProperty() sent: number;
+  @ApiProperty({
+    description:
+      'Of sent: messages sent again after an attempt whose outcome was unknown (its worker died after ' +
+      'handing the message over), which the person may have received twice',
+  })
+  resentAfterUnknown: number;
   @ApiProperty() delivered: number;
   @ApiProperty({ description: 'Human opens (automated ones in automatedOpens)' }) opened: number;
   @ApiProperty({ description: 'People with at least one human open' }) uniqueOpens: number;

@@ -58,6 +58,12 @@ export class EmailJobView {
   @ApiProperty() attempts: number;
   @ApiProperty() maxAttempts: number;
   @ApiPropertyOptional() lastError?: string;
+  @ApiProperty({
+    description:
+      'Attempts whose outcome was unknown: handed to the transport, then their worker died. A job ' +
+      'completed after one was sent again (through an idempotent API; over SMTP it ends dead instead)',
+  })
+  unknownOutcomes: number;
   @ApiProperty() idempotencyKey: string;
   @ApiProperty({ type: String, nullable: true }) appId: string | null;
   @ApiProperty({ type: String, nullable: true }) campaignId: string | null;
@@ -98,6 +104,7 @@ export function toEmailJobView(job: EmailJob): EmailJobView {
     attempts: job.attempts,
     maxAttempts: job.maxAttempts,
     lastError: job.lastError,
+    unknownOutcomes: job.unknownOutcomes ?? 0,
     idempotencyKey: job.idempotencyKey,
     appId: job.appId ?? null,
     campaignId: job.campaignId ?? null,

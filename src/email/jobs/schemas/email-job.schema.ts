@@ -58,6 +58,13 @@ export class EmailJob {
   /** The holder's token (one per claim) and lease: only the holder may finish the job; a lapsed lease is reaped. */
   @Prop({ select: false }) lockToken?: string;
   @Prop() leaseExpiresAt?: Date;
+  /** The holding process (its heartbeat in `queue_workers`): a reaper recovers the job once that lapses. */
+  @Prop() workerId?: string;
+  /**
+   * Attempts given up with their outcome unknown (handed to the transport, then the worker died): a job sent
+   * again after one says so here, and its `sent` event counts it as `resentAfterUnknown`.
+   */
+  @Prop() unknownOutcomes?: number;
   /** Held with its campaign (complaint guard, CampaignHolds): not due until the campaign is released. */
   @Prop() heldAt?: Date;
 
@@ -74,7 +81,8 @@ EmailJobSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
 // EmailJobStore.scanDue: status (equality, two values), then the scan's sort (priority desc, scheduledAt
 // asc), then the scheduledAt bound (range on the last sort field), so a scan reads the due jobs in order.
 EmailJobSchema.index({ status: 1, priority: -1, scheduledAt: 1 });
-// EmailJobStore.reapLapsedLeases: status and type are equalities, the lease expiry is the range.
+// The reaper (LeaseQueueStore.reapLapsed) reads the held jobs of each type: status and type are equalities
+// (the lease expiry, judged with the holder's heartbeat, is read from the few held jobs).
 EmailJobSchema.index({ status: 1, type: 1, leaseExpiresAt: 1 });
 // The admin list and statistics filters by campaign (and status: the prefix), and a campaign's recount
 // (EmailJobStore.campaignJobCounts groups by the other three fields, so this index covers it).

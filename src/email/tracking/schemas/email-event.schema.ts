@@ -43,6 +43,11 @@ export class EmailEvent {
   @Prop({ default: false }) automated: boolean;
   /** Bounces: `hard` (permanent: the address is suppressed) or `soft`. */
   @Prop({ type: String, enum: BOUNCE_TYPES }) bounceType?: BounceType;
+  /**
+   * `sent` events of the worker: the message left on an attempt that followed one whose outcome was unknown
+   * (the job's `unknownOutcomes`), so it may have reached the person twice; counted as `resentAfterUnknown`.
+   */
+  @Prop() resentAfterUnknown?: boolean;
   /** Provider events: the `webhook-id` of the delivery that carried it. */
   @Prop() webhookId?: string;
   createdAt: Date;
@@ -58,6 +63,8 @@ EmailEventSchema.index({ messageId: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ contactId: 1, createdAt: -1, _id: -1 });
 // campaignId: a campaign's events (docs/architecture.md "Database": events are keyed by campaign).
 EmailEventSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
+// A finished campaign's worker `sent` events, counted to check its counters (CampaignCountersRebuild).
+EmailEventSchema.index({ campaignId: 1, type: 1, provider: 1 });
 // appId: one app's events.
 EmailEventSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 // type, and provider: the rarer filters on their own.
