@@ -15,6 +15,7 @@ import {
   SECURITY_HEADERS,
 } from './common/http/edge-errors';
 import { registerAccessLog } from './common/logging/access-log';
+import { registerRequestScope } from './common/http/request-scope';
 import { ServiceLogger } from './common/logging/service-logger';
 import { setupOpenApi } from './common/swagger/openapi';
 
@@ -99,6 +100,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done();
   });
   registerAccessLog(fastify, () => PinoLogger.root);
+  registerRequestScope(fastify);
   app.enableShutdownHooks();
   app.enableCors({
     origin: true,

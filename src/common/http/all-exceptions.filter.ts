@@ -5,6 +5,7 @@ import { Error as MongooseError } from 'mongoose';
 import { type DuplicateKeyError, isDuplicateKey } from '../database/duplicate-key';
 import { rememberReason, requestFacts } from '../logging/access-log';
 import type { ErrorBody } from './envelope';
+import { isQueryTimeout, QUERY_TIMEOUT_ANSWER, QUERY_TIMEOUT_RETRY_AFTER_S } from './query-timeout';
 import { RetryLaterException } from './retry-later.exception';
 
 interface Mapped {
@@ -81,7 +82,8 @@ function messageOf(exception: HttpException): string {
 
 /**
  * Turns every error into `{success:false, error}`. Known errors keep their status; database errors are
- * mapped (duplicate key → 409, malformed id → 404, schema validation → 400); a client's abort is logged at
+ * mapped (duplicate key → 409, malformed id → 404, schema validation → 400, a query stopped at its time
+ * limit → 503 with `Retry-After`); a client's abort is logged at
  * info (499); anything else is a 500 whose body carries only an `errorId` that is also in the log line with
  * the stack.
  */
@@ -98,6 +100,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof RetryLaterException) {
       void reply.header('Retry-After', Math.max(1, Math.ceil(exception.retryAfterSeconds)));
     }
+    if (isQueryTimeout(exception)) void reply.header('Retry-After', QUERY_TIMEOUT_RETRY_AFTER_S);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 
@@ -121,6 +124,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
         status: HttpStatus.CONFLICT,
         error: fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record',
       };
+    }
+    if (isQueryTimeout(exception)) {
+      this.logger.warn({ ...(request && requestFacts(request)) }, 'A query reached its time limit');
+      return QUERY_TIMEOUT_ANSWER;
     }
     if (exception instanceof MongooseError.CastError) {
       return { status: HttpStatus.NOT_FOUND, error: 'Not found' };
