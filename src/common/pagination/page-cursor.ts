@@ -41,7 +41,7 @@ export function cursorAfter(last: Record<string, unknown>, sort: Record<string, 
 function decode(cursor: string, keys: string[]): KeyValue[] {
   let body: unknown;
   try {
-    body = BSON.EJSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'), { relaxed: false });
+    body = BSON.EJSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'), { relaxed: true });
   } catch {
     throw new BadRequestException(INVALID);
   }
