@@ -9,6 +9,11 @@ import type { TestResponse } from './helpers/http';
 import { createSession, Session } from './helpers/session';
 import { seedTickets } from './helpers/tickets';
 
+/** Seeding ten thousand records on a shared, busy machine: a hook's deadline, not a speed claim. */
+const SEEDING_MS = 600_000;
+// Pages over ten thousand records scan them on the dev database: deadlines for a loaded machine.
+jest.setTimeout(300_000);
+
 /** One past the count cap and the skip cap (10,000), plus a few: the last page is past both. */
 const LARGE = 10_005;
 const SMALL = 45;
@@ -55,7 +60,7 @@ describe('Lists read a bounded number of records (docs/api/README.md "Paging")',
     );
     await contacts.collection.insertMany(few);
     smallIds = few.map((doc) => String(doc._id));
-  });
+  }, SEEDING_MS);
   afterAll(() => t.close());
 
   const subscribers = (appId: string, query: Record<string, string | number> = {}) =>
@@ -249,7 +254,7 @@ describe('Lists read a bounded number of records (docs/api/README.md "Paging")',
         }
         await jobs.collection.insertMany(batch);
       }
-    });
+    }, SEEDING_MS);
 
     it('stops each status count at 10,000 and says so', async () => {
       const queries: Record<string, string>[] = [{}, { campaignId: 'c-large' }];

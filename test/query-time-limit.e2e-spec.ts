@@ -34,7 +34,7 @@ describe('Queries sent for a request carry a time limit; reaching it answers 503
     process.env.MONGODB_URI = proxy.uri;
     t = await createTestApp();
     admin = await createSession(t);
-  });
+  }, 120_000);
   afterAll(async () => {
     await t.close();
     await proxy.close();
