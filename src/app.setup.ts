@@ -16,6 +16,7 @@ import {
   SECURITY_HEADERS,
 } from './common/http/edge-errors';
 import { registerAccessLog } from './common/logging/access-log';
+import { registerRequestScope } from './common/http/request-scope';
 import { ServiceLogger } from './common/logging/service-logger';
 import { setupOpenApi } from './common/swagger/openapi';
 
@@ -113,6 +114,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done();
   });
   registerAccessLog(fastify, () => PinoLogger.root);
+  registerRequestScope(fastify);
   // After a clean shutdown the process exits 0 (Nest's default re-raises the signal: exit code 143).
   app.enableShutdownHooks([], { useProcessExit: true });
   app.enableCors({

@@ -100,7 +100,13 @@ describe('Contacts (admin)', () => {
       expect(first.status).toBe(200);
       expect(first.body.success).toBe(true);
       expect(emailsOf(first)).toEqual(['eve@example.com', 'dee@example.com']);
-      expect(first.body.pagination).toEqual({ page: 1, limit: 2, total: 5, pages: 3 });
+      expect(first.body.pagination).toMatchObject({
+        page: 1,
+        limit: 2,
+        total: 5,
+        pages: 3,
+        totalCapped: false,
+      });
       expect(first.body.data[0]).not.toHaveProperty('consentHistory');
       expect(first.body.data[0]).toMatchObject({
         _id: expect.any(String),
@@ -161,7 +167,13 @@ describe('Contacts (admin)', () => {
         query: { category: 'blog', tag: 'beta', limit: 1, page: 2 },
       });
       expect(emailsOf(paged)).toEqual(['no@example.com']);
-      expect(paged.body.pagination).toEqual({ page: 2, limit: 1, total: 2, pages: 2 });
+      expect(paged.body.pagination).toMatchObject({
+        page: 2,
+        limit: 1,
+        total: 2,
+        pages: 2,
+        totalCapped: false,
+      });
     });
 
     it('answers 400 naming the field for bad filters', async () => {

@@ -377,7 +377,13 @@ describe('E-mail templates', () => {
       const global = await viewer.http.get('/admin/templates');
       expect(global.status).toBe(200);
       expect(names(global)).toEqual(['alert/fr', 'receipt/en', 'welcome/en', 'welcome/fr']);
-      expect(global.body.pagination).toEqual({ page: 1, limit: 20, total: 4, pages: 1 });
+      expect(global.body.pagination).toMatchObject({
+        page: 1,
+        limit: 20,
+        total: 4,
+        pages: 1,
+        totalCapped: false,
+      });
       expect(names(await viewer.http.get('/admin/templates', { query: { appId } }))).toEqual([
         'beta/de',
         'zeta/de',
@@ -405,7 +411,13 @@ describe('E-mail templates', () => {
       expect(names(await viewer.http.get('/admin/templates', { query: { search: '.*' } }))).toEqual([]);
       const second = await viewer.http.get('/admin/templates', { query: { limit: 3, page: 2 } });
       expect(names(second)).toEqual(['welcome/fr']);
-      expect(second.body.pagination).toEqual({ page: 2, limit: 3, total: 4, pages: 2 });
+      expect(second.body.pagination).toMatchObject({
+        page: 2,
+        limit: 3,
+        total: 4,
+        pages: 2,
+        totalCapped: false,
+      });
     });
 
     it.each<Record<string, string>>([

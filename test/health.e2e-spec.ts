@@ -18,7 +18,7 @@ const packageVersion = (
   }
 ).version;
 
-const emptyQueue = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };
+const emptyQueue = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0, capped: false };
 
 describe('GET /health and the OpenAPI document', () => {
   let t: TestApp;

@@ -112,6 +112,7 @@ export class ApiKeysService {
       sort: { [query.sortBy]: query.sortOrder === 'asc' ? 1 : -1 },
       page: query.page,
       limit: query.limit,
+      after: query.after,
     });
   }
 

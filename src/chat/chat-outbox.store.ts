@@ -5,6 +5,7 @@ import escapeStringRegexp from 'escape-string-regexp';
 import { type AnyBulkWriteOperation, ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import { cappedCount, COUNT_LIMIT } from '../common/stats/capped-count';
 import type { AppConfig } from '../config/env';
 import { claimKeyOf, LeaseQueueStore } from '../queue/lease-queue.store';
 import type { DueJob, QueueKind } from '../queue/queue-kind';
@@ -89,9 +90,13 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
     }
   }
 
-  /** Notifications waiting to go out: never attempted (`pending`) or to be retried (`failed`). */
+  /**
+   * Notifications waiting to go out: never attempted (`pending`) or to be retried (`failed`), each counted
+   * up to COUNT_CAP (a backlog that large reads "at least").
+   */
   async countBacklog(maxTimeMS: number): Promise<{ pending: number; failed: number }> {
-    const count = (status: string) => this.collection.countDocuments({ status }, { maxTimeMS });
+    const count = async (status: string) =>
+      cappedCount(await this.collection.countDocuments({ status }, { maxTimeMS, limit: COUNT_LIMIT })).count;
     const [pending, failed] = await Promise.all([count('pending'), count('failed')]);
     return { pending, failed };
   }

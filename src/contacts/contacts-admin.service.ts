@@ -48,6 +48,7 @@ export class ContactsAdminService {
       sort: { createdAt: -1 },
       page: query.page,
       limit: query.limit,
+      after: query.after,
       projection: { consentHistory: 0 },
     });
   }

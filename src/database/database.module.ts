@@ -4,6 +4,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import mongoose, { type ConnectOptions } from 'mongoose';
 import { chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { requestTimeLimit } from '../common/database/request-time-limit';
 import { StartupError } from '../common/startup/startup-error';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../common/storage/private-directory';
 import type { AppConfig } from '../config/env';
@@ -22,6 +23,8 @@ import { DatabaseAvailability } from './database-availability';
 mongoose.set('sanitizeFilter', true);
 // Unknown query fields are an error in our code, never something to silently drop.
 mongoose.set('strictQuery', 'throw');
+// Queries sent while answering a request carry `maxTimeMS` (applied to every model compiled after this).
+mongoose.plugin(requestTimeLimit);
 
 export interface DatabaseOptions {
   /**

@@ -52,6 +52,7 @@ export class FeedbackService {
       },
       page: query.page,
       limit: query.limit,
+      after: query.after,
     });
   }
 

@@ -23,6 +23,10 @@ export class EmailQueueDepth {
   @ApiProperty() completed: number;
   @ApiProperty() failed: number;
   @ApiProperty() dead: number;
+  @ApiProperty({
+    description: 'A status count stopped at 10,000 (each is counted up to there): read it as "at least"',
+  })
+  capped: boolean;
 }
 
 export class EmailWorkerStatus {

@@ -67,6 +67,7 @@ export class SubscribersService {
       sort: { createdAt: -1 },
       page: query.page,
       limit: query.limit,
+      after: query.after,
       projection: { consentHistory: 0 },
     });
   }

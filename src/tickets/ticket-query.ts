@@ -56,6 +56,28 @@ export function ticketListFilter(query: ListAppTicketsQuery, appId?: string): Qu
   return filter;
 }
 
+/** The filters of the list; across apps each of status, topic, priority and email leads an index of its own. */
+const FILTERS = ['status', 'topic', 'priority', 'email', 'shopId', 'startDate', 'endDate', 'search'] as const;
+
+/**
+ * What the list across apps (`GET /tickets` without `appId`) can read in index order, whatever the number
+ * of tickets (docs/api/staff.md "Tickets"): a filter comes with the default sort (`{<filter>, createdAt}`
+ * indexes), another sort comes without filters (`{<sort key>, _id}` indexes), and a shop is one app's.
+ * Anything else would sort every app's matching tickets in memory: a 400 naming the field.
+ */
+export function assertServedAcrossApps(query: ListAppTicketsQuery): void {
+  if (query.shopId !== undefined) {
+    throw new BadRequestException('shopId needs appId: a shop belongs to one app');
+  }
+  const filtered = FILTERS.filter((field) => query[field] !== undefined);
+  if (query.sortBy !== 'createdAt' && filtered.length) {
+    throw new BadRequestException(
+      `sortBy ${query.sortBy} across apps takes no filter (${filtered.join(', ')} given): ` +
+        'give appId, or sort by createdAt',
+    );
+  }
+}
+
 const SORT_KEYS: Record<TicketSortField, keyof Ticket> = {
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',

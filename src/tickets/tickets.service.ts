@@ -14,7 +14,7 @@ import type {
 } from './dto/ticket-input.dto';
 import { type AttachmentDownload, TicketAttachmentsService } from './ticket-attachments.service';
 import { excerpt, TicketCreatedEvent, TicketCustomerMessageEvent, TicketEvents } from './ticket.events';
-import { ticketIdFilter, ticketListFilter, ticketListSort } from './ticket-query';
+import { assertServedAcrossApps, ticketIdFilter, ticketListFilter, ticketListSort } from './ticket-query';
 import {
   MAX_MESSAGES_PER_TICKET,
   PRIORITY_RANK,
@@ -84,15 +84,17 @@ export class TicketsService {
   }
 
   /** One page: two round trips (the page and the count). */
-  list(
+  async list(
     appId: string | undefined,
     query: ListAppTicketsQuery,
   ): Promise<{ items: Ticket[]; pagination: Pagination }> {
+    if (appId === undefined) assertServedAcrossApps(query);
     return findPage(this.tickets, {
       filter: ticketListFilter(query, appId),
       sort: ticketListSort(query.sortBy, query.sortOrder),
       page: query.page,
       limit: query.limit,
+      after: query.after,
     });
   }
 

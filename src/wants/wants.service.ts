@@ -32,7 +32,13 @@ export class WantsService {
     const filter: Record<string, unknown> = { appId };
     if (query.status) filter.status = query.status;
     if (query.category) filter.category = query.category;
-    return findPage(this.wants, { filter, sort: SORTS[query.sort], page: query.page, limit: query.limit });
+    return findPage(this.wants, {
+      filter,
+      sort: SORTS[query.sort],
+      page: query.page,
+      limit: query.limit,
+      after: query.after,
+    });
   }
 
   /** A page of the public board, each want with whether `voterId` has voted for it. */

@@ -10,6 +10,7 @@ import {
   DATABASE_UNAVAILABLE_MESSAGE,
   isDatabaseUnavailable,
 } from './database-unavailable';
+import { isQueryTimeout, QUERY_TIMEOUT_ANSWER, QUERY_TIMEOUT_RETRY_AFTER_S } from './query-timeout';
 import { RetryLaterException } from './retry-later.exception';
 
 interface Mapped {
@@ -84,17 +85,18 @@ function messageOf(exception: HttpException): string {
   return exception.message;
 }
 
-/** Seconds for `Retry-After`: a 429 decided by the service, or a database that is away (503). */
+/** Seconds for `Retry-After`: a 429 decided by the service, a database that is away or a query timeout (503). */
 function retryAfterOf(exception: unknown): number | undefined {
   if (exception instanceof RetryLaterException) return Math.max(1, Math.ceil(exception.retryAfterSeconds));
   if (isDatabaseUnavailable(exception)) return DATABASE_RETRY_AFTER_S;
+  if (isQueryTimeout(exception)) return QUERY_TIMEOUT_RETRY_AFTER_S;
   return undefined;
 }
 
 /**
  * Turns every error into `{success:false, error}`. Known errors keep their status; database errors are
- * mapped (duplicate key → 409, malformed id → 404, schema validation → 400, a database that is away → 503
- * with `Retry-After`); a client's abort is logged at
+ * mapped (duplicate key → 409, malformed id → 404, schema validation → 400, a database that is away or a
+ * query stopped at its time limit → 503 with `Retry-After`); a client's abort is logged at
  * info (499); anything else is a 500 whose body carries only an `errorId` that is also in the log line with
  * the stack.
  */
@@ -137,6 +139,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
         status: HttpStatus.CONFLICT,
         error: fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record',
       };
+    }
+    if (isQueryTimeout(exception)) {
+      this.logger.warn({ ...(request && requestFacts(request)) }, 'A query reached its time limit');
+      return QUERY_TIMEOUT_ANSWER;
     }
     if (exception instanceof MongooseError.CastError) {
       return { status: HttpStatus.NOT_FOUND, error: 'Not found' };

@@ -6,8 +6,12 @@
 export interface Pagination {
   page: number;
   limit: number;
+  /** Matches counted; when `totalCapped`, the count stopped there and more exist. */
   total: number;
   pages: number;
+  totalCapped: boolean;
+  /** Cursor of the next page (`after=`), null on the last one. */
+  next: string | null;
 }
 
 export interface Ok<T> {

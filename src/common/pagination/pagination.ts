@@ -1,6 +1,11 @@
+import { BadRequestException } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { QueryFilter, Model, SortOrder } from 'mongoose';
 import type { Pagination } from '../http/envelope';
+import { cappedCount, COUNT_LIMIT } from '../stats/capped-count';
 import { IntegerQuery } from '../validation/integer-query.decorator';
+import { afterCursor, CURSOR_MAX_LENGTH, cursorAfter } from './page-cursor';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -8,11 +13,17 @@ export const MAX_PAGE_SIZE = 100;
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrderName = (typeof SORT_ORDERS)[number];
 
-/** Pages past this are refused: a deeper page is a skip over a million records, and nobody reads them. */
+/** The largest `page` the parameter takes; with `limit`, MAX_SKIP bounds it further. */
 export const MAX_PAGE = 10_000;
 
+/**
+ * Records a page may skip (with COUNT_CAP, the matches a total counts): the bound on what one list request
+ * reads, whatever the collection's size (docs/api/README.md "Paging"). Past it, lists continue by cursor.
+ */
+export const MAX_SKIP = 10_000;
+
 /** `page` 1..10,000 (default 1) and `limit` 1..100 (default 20); anything else is a 400 naming the field. */
-export class PaginationQueryDto {
+export class PageQueryDto {
   @IntegerQuery({ min: 1, max: MAX_PAGE, default: 1 })
   page: number = 1;
 
@@ -20,8 +31,26 @@ export class PaginationQueryDto {
   limit: number = 20;
 }
 
+/** A list paged by `findPage`: page numbers up to MAX_SKIP records deep, then a keyset cursor. */
+export class PaginationQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({
+    maxLength: CURSOR_MAX_LENGTH,
+    description:
+      '`pagination.next` of the page read before: the list continues after its last record (any depth); ' +
+      '`page`, `total` and `pages` then count from there',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CURSOR_MAX_LENGTH)
+  @Matches(/^[\w-]+$/, { message: 'after must be the pagination.next value of an earlier page' })
+  after?: string;
+}
+
+/** The deepest `page` for `limit`: its skip is at most MAX_SKIP. */
+export const lastReachablePage = (limit: number) => Math.min(MAX_PAGE, Math.floor(MAX_SKIP / limit) + 1);
+
 export function paginationOf(page: number, limit: number, total: number): Pagination {
-  return { page, limit, total, pages: Math.ceil(total / limit) };
+  return { page, limit, total, pages: Math.ceil(total / limit), totalCapped: false, next: null };
 }
 
 export interface PageQuery<T> {
@@ -29,6 +58,8 @@ export interface PageQuery<T> {
   sort: Record<string, SortOrder>;
   page: number;
   limit: number;
+  /** `pagination.next` of an earlier page: continue after it. */
+  after?: string;
   projection?: Record<string, 0 | 1>;
   /**
    * The sort's fields are unique within the filter (a unique index's fields), so no tie-breaker is added
@@ -43,29 +74,59 @@ function lastDirection(sort: Record<string, SortOrder>): 1 | -1 {
   return last === 1 || last === 'asc' || last === 'ascending' ? 1 : -1;
 }
 
+function checkDepth(page: number, limit: number): void {
+  const deepest = lastReachablePage(limit);
+  if (page <= deepest) return;
+  throw new BadRequestException(
+    `page must be at most ${deepest} with limit ${limit} (a page skips at most ${MAX_SKIP} records): ` +
+      'continue with after=<pagination.next of the last page read>',
+  );
+}
+
+/** The total, counted up to COUNT_CAP matches: past it the answer says so instead of counting on. */
+async function cappedTotal<T>(model: Model<T>, filter: QueryFilter<T>) {
+  const { count, capped } = cappedCount(await model.countDocuments(filter, { limit: COUNT_LIMIT }).exec());
+  return { total: count, totalCapped: capped };
+}
+
 /**
- * One page of lean documents and the total count: two database round trips, run concurrently.
- * `_id` is appended to the sort so pages are stable when the sort key has ties; the list's indexes end with
- * it (docs/operations/index-coverage.md), so a page is read in index order, never sorted in memory. `total` is exact
- * for a filtered list (counted on the same index); for an unfiltered one it is the collection's count from
- * its metadata, which skips a scan of every document (exact on a cleanly running server).
+ * One page of lean documents, its total and the cursor after it: two database round trips, run concurrently,
+ * each bounded whatever the collection's size: the page skips at most MAX_SKIP records (deeper: 400 naming
+ * `page`, or a cursor) and the count stops after COUNT_CAP matches. `_id` is appended to the sort so pages
+ * are stable when the sort key has ties; the list's indexes end with it (docs/operations/index-coverage.md),
+ * so a page is read in index order, never sorted in memory. An unfiltered list's total is the collection's
+ * count from its metadata (no scan, exact on a cleanly running server).
  */
 export async function findPage<T>(
   model: Model<T>,
   query: PageQuery<T>,
 ): Promise<{ items: T[]; pagination: Pagination }> {
-  const { filter, sort, page, limit, projection, uniqueSort } = query;
-  const unfiltered = Object.keys(filter).length === 0;
+  const { sort, page, limit, projection, uniqueSort, after } = query;
+  checkDepth(page, limit);
   const stableSort = uniqueSort ? sort : { ...sort, _id: sort._id ?? lastDirection(sort) };
-  const [items, total] = await Promise.all([
+  const filter: QueryFilter<T> = after
+    ? { $and: [query.filter, afterCursor(after, stableSort)] }
+    : query.filter;
+  const unfiltered = Object.keys(filter).length === 0;
+  const [found, counted] = await Promise.all([
     model
       .find(filter, projection)
       .sort(stableSort)
       .skip((page - 1) * limit)
-      .limit(limit)
+      // One more than the page: whether a next page exists, without another query.
+      .limit(limit + 1)
       .lean<T[]>()
       .exec(),
-    unfiltered ? model.estimatedDocumentCount().exec() : model.countDocuments(filter).exec(),
+    unfiltered
+      ? model
+          .estimatedDocumentCount()
+          .exec()
+          .then((total) => ({ total, totalCapped: false }))
+      : cappedTotal(model, filter),
   ]);
-  return { items, pagination: paginationOf(page, limit, total) };
+  const items = found.slice(0, limit);
+  const last = items.at(-1) as Record<string, unknown> | undefined;
+  const next = found.length > limit && last ? cursorAfter(last, stableSort) : null;
+  const { total, totalCapped } = counted;
+  return { items, pagination: { page, limit, total, pages: Math.ceil(total / limit), totalCapped, next } };
 }

@@ -6,8 +6,24 @@ import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfa
 export class PaginationSchema {
   @ApiProperty({ example: 1 }) page: number;
   @ApiProperty({ example: 20 }) limit: number;
-  @ApiProperty({ example: 42 }) total: number;
+  @ApiProperty({
+    example: 42,
+    description: 'Matches, counted up to 10,000: with `totalCapped` there are more (a lower bound)',
+  })
+  total: number;
   @ApiProperty({ example: 3 }) pages: number;
+  @ApiProperty({
+    example: false,
+    description: 'The count stopped at 10,000 matches: `total` is a lower bound',
+  })
+  totalCapped: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Pass as `after` to read the next page (any depth); null on the last page',
+  })
+  next: string | null;
 }
 
 export class ErrorSchema {

@@ -127,3 +127,15 @@ ContactSchema.index({
 });
 // The newsletter's subscriber list: one app's live subscribers newest first.
 ContactSchema.index({ 'subscriptions.appId': 1, deletedAt: 1, createdAt: -1, _id: -1 });
+// The same list by subscription status: `$elemMatch` on appId and status bounds both multikey fields.
+ContactSchema.index({
+  'subscriptions.appId': 1,
+  'subscriptions.status': 1,
+  deletedAt: 1,
+  createdAt: -1,
+  _id: -1,
+});
+// The admin list by consent category (ContactsAdminService.list `category`, `categoryStatus`), newest first.
+for (const category of CONSENT_CATEGORIES) {
+  ContactSchema.index({ [`consent.${category}`]: 1, deletedAt: 1, createdAt: -1, _id: -1 });
+}

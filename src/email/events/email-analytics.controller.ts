@@ -4,7 +4,7 @@ import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { Access } from '../../common/auth/roles';
 import { validObjectIdOr404 } from '../../common/database/object-id';
 import { ok, page } from '../../common/http/envelope';
-import { PaginationQueryDto } from '../../common/pagination/pagination';
+import { PageQueryDto } from '../../common/pagination/pagination';
 import {
   ApiErrors,
   ApiOkEnvelope,
@@ -49,7 +49,7 @@ export class EmailAnalyticsController {
   @ApiCampaignIdParam()
   @ApiPageEnvelope(RecipientView)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async recipients(@Param('campaignId') campaignId: string, @Query() query: PaginationQueryDto) {
+  async recipients(@Param('campaignId') campaignId: string, @Query() query: PageQueryDto) {
     const id = pathIdOr404(campaignId, CAMPAIGN_ID, 'Campaign not found');
     const { items, pagination } = await this.analytics.recipients(id, query.page, query.limit);
     return page(items, pagination);
@@ -75,7 +75,7 @@ export class EmailAnalyticsController {
     },
   })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
-  async contact(@Param('contactId') contactId: string, @Query() query: PaginationQueryDto) {
+  async contact(@Param('contactId') contactId: string, @Query() query: PageQueryDto) {
     const id = validObjectIdOr404(contactId, 'Contact not found');
     const { data, pagination } = await this.analytics.contact(id, query.page, query.limit);
     return { ...ok(data), pagination };

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted } from 'mongoose';
 import type { Pagination } from '../../common/http/envelope';
@@ -19,6 +19,22 @@ export const EMAIL_EVENT_FILTER_ORDER = [
   'provider',
 ] as const;
 
+/**
+ * `provider` leads its own index, and within one message's or one person's events (a handful) it is
+ * filtered on the way; with a campaign, an app or a type it would be filtered while walking millions of
+ * keys for a rare provider, so that combination is refused (docs/api/newsletters.md "E-mail events").
+ */
+function assertProviderServed(query: ListEmailEventsQuery): void {
+  const small = query.messageId !== undefined || query.contactId !== undefined;
+  const wide = (['campaignId', 'appId', 'type'] as const).filter((field) => query[field] !== undefined);
+  if (query.provider !== undefined && !small && wide.length) {
+    throw new BadRequestException(
+      `provider cannot be combined with ${wide.join(', ')}: filter by provider alone, or within a messageId ` +
+        'or contactId',
+    );
+  }
+}
+
 /** Events one message may have (a message has a handful; this bounds a forged id's answer). */
 const MESSAGE_EVENTS_MAX = 500;
 
@@ -33,9 +49,11 @@ export class EmailEventsService {
 
   /**
    * Newest first. Each filter is an equality on an indexed field (email-event.schema.ts: one index per
-   * filter, `{<field>: 1, createdAt: -1}`); with several, the first of EMAIL_EVENT_FILTER_ORDER leads.
+   * filter, `{<field>: 1, createdAt: -1}`, and `type` within a campaign or an app); with several, the first
+   * of EMAIL_EVENT_FILTER_ORDER leads.
    */
   list(query: ListEmailEventsQuery): Promise<{ items: EmailEvent[]; pagination: Pagination }> {
+    assertProviderServed(query);
     const filter: Record<string, string> = {};
     for (const field of EMAIL_EVENT_FILTER_ORDER) {
       const value = query[field];
@@ -46,6 +64,7 @@ export class EmailEventsService {
       sort: { createdAt: -1 },
       page: query.page,
       limit: query.limit,
+      after: query.after,
       projection: { userAgent: 0 },
     });
   }

@@ -4,7 +4,7 @@ import { Model } from 'mongoose';
 import { findByIdOr404 } from '../../common/database/object-id';
 import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
-import { countByFields } from '../../common/stats/count-by';
+import { cappedCount, COUNT_LIMIT } from '../../common/stats/capped-count';
 import type { EmailJobStats, ListEmailJobsQuery } from './dto/email-job.dto';
 import { EMAIL_JOB_STATUSES, EmailJob } from './schemas/email-job.schema';
 
@@ -18,7 +18,13 @@ export class EmailJobsService {
     if (query.status) filter.status = query.status;
     if (query.type) filter.type = query.type;
     if (query.campaignId) filter.campaignId = query.campaignId;
-    return findPage(this.jobs, { filter, sort: { createdAt: -1 }, page: query.page, limit: query.limit });
+    return findPage(this.jobs, {
+      filter,
+      sort: { createdAt: -1 },
+      page: query.page,
+      limit: query.limit,
+      after: query.after,
+    });
   }
 
   get(id: string): Promise<EmailJob> {
@@ -27,32 +33,37 @@ export class EmailJobsService {
     );
   }
 
+  /**
+   * The queue's (or a campaign's) jobs by status: one count per status on an index that leads with it
+   * (`{status, …}`, or `{campaignId, status, …}`), each stopped after COUNT_CAP keys, so the answer costs
+   * the same for a queue of a thousand jobs and of thirty days' worth; `capped` says a figure stopped there.
+   */
   async stats(campaignId?: string): Promise<EmailJobStats> {
-    const { total, by } = campaignId
-      ? await countByFields(this.jobs, { campaignId }, ['status'] as const)
-      : await this.countByStatus();
+    const counts = await Promise.all(
+      EMAIL_JOB_STATUSES.map(async (status) =>
+        cappedCount(
+          await this.jobs
+            .countDocuments(campaignId ? { campaignId, status } : { status }, { limit: COUNT_LIMIT })
+            .exec(),
+        ),
+      ),
+    );
+    const by = Object.fromEntries(EMAIL_JOB_STATUSES.map((status, i) => [status, counts[i].count]));
+    const total = counts.reduce((sum, { count }) => sum + count, 0);
     const counters = {
-      pending: by.status.pending ?? 0,
-      processing: by.status.processing ?? 0,
-      completed: by.status.completed ?? 0,
-      failed: by.status.failed ?? 0,
-      dead: by.status.dead ?? 0,
+      pending: by.pending ?? 0,
+      processing: by.processing ?? 0,
+      completed: by.completed ?? 0,
+      failed: by.failed ?? 0,
+      dead: by.dead ?? 0,
       total,
     };
     const finished = counters.completed + counters.dead;
     const percentage = total === 0 ? 0 : Math.floor((finished / total) * 100);
-    return { ...counters, progress: { ...counters, percentage } };
-  }
-
-  /**
-   * The whole queue's counts, one count per status on the `{status, …}` index: each reads only the keys of
-   * its status, never the documents, where one grouping over the collection would read every job.
-   */
-  private async countByStatus(): Promise<{ total: number; by: { status: Record<string, number> } }> {
-    const counts = await Promise.all(
-      EMAIL_JOB_STATUSES.map((status) => this.jobs.countDocuments({ status }).exec()),
-    );
-    const status = Object.fromEntries(EMAIL_JOB_STATUSES.map((name, i) => [name, counts[i]]));
-    return { total: counts.reduce((sum, count) => sum + count, 0), by: { status } };
+    return {
+      ...counters,
+      progress: { ...counters, percentage },
+      capped: counts.some(({ capped }) => capped),
+    };
   }
 }

@@ -79,6 +79,7 @@ export class EmailTemplatesService {
       uniqueSort: true,
       page: query.page,
       limit: query.limit,
+      after: query.after,
     });
   }
 

@@ -48,6 +48,7 @@ export class CampaignsService {
       sort: { createdAt: -1 },
       page: query.page,
       limit: query.limit,
+      after: query.after,
     });
   }
 

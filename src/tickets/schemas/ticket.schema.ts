@@ -101,3 +101,12 @@ TicketSchema.index({ appId: 1, shopId: 1, createdAt: -1, _id: -1 });
 TicketSchema.index({ appId: 1, email: 1, createdAt: -1, _id: -1 });
 // TicketsService.list without appId (GET /tickets, across apps): default sort and date range.
 TicketSchema.index({ createdAt: -1, _id: -1 });
+// GET /tickets across apps filtered by one of status, topic, priority or e-mail, newest first (ticketListFilter).
+for (const field of ['status', 'topic', 'priority', 'email']) {
+  TicketSchema.index({ [field]: 1, createdAt: -1, _id: -1 });
+}
+// GET /tickets across apps sorted by priority, status, subject or last change (ticketListSort; unfiltered:
+// a filter across apps comes with the default sort, see ticketListFilter).
+for (const key of ['priorityRank', 'statusRank', 'subject', 'updatedAt']) {
+  TicketSchema.index({ [key]: 1, _id: 1 });
+}

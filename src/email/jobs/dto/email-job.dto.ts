@@ -91,6 +91,12 @@ export class EmailJobProgress extends EmailJobCounters {
 
 export class EmailJobStats extends EmailJobCounters {
   @ApiProperty({ type: EmailJobProgress }) progress: EmailJobProgress;
+  @ApiProperty({
+    description:
+      'A status count stopped at 10,000 (each is counted up to there): that figure, `total` and ' +
+      '`percentage` are lower bounds or estimates',
+  })
+  capped: boolean;
 }
 
 export function toEmailJobView(job: EmailJob): EmailJobView {

@@ -92,6 +92,8 @@ EmailJobSchema.index({ campaignId: 1, status: 1, type: 1, messageId: 1 });
 EmailJobSchema.index({ type: 1, status: 1, createdAt: -1, _id: -1 });
 EmailJobSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 EmailJobSchema.index({ createdAt: -1, _id: -1 });
+// The admin list filtered by status alone (the dead or failed jobs of the whole queue), newest first.
+EmailJobSchema.index({ status: 1, createdAt: -1, _id: -1 });
 // CampaignHolds.release: only held messages are in it, so each release round reads the next held ones.
 EmailJobSchema.index(
   { campaignId: 1, heldAt: 1 },

@@ -67,6 +67,10 @@ EmailEventSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ campaignId: 1, type: 1, provider: 1 });
 // appId: one app's events.
 EmailEventSchema.index({ appId: 1, createdAt: -1, _id: -1 });
+// type within a campaign or an app (a campaign's bounces, an app's complaints): a rare type is a page's
+// worth of keys, not a walk through every event of the campaign or app.
+EmailEventSchema.index({ campaignId: 1, type: 1, createdAt: -1, _id: -1 });
+EmailEventSchema.index({ appId: 1, type: 1, createdAt: -1, _id: -1 });
 // type, and provider: the rarer filters on their own.
 EmailEventSchema.index({ type: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ provider: 1, createdAt: -1, _id: -1 });
