@@ -137,7 +137,7 @@ export class SendEmailHandler {
       );
     }
     try {
-      return { content: this.templates.render(template, message.variables ?? {}), sender: template.sender };
+      return { content: await this.templates.render(template, message.variables ?? {}), sender: template.sender };
     } catch (error) {
       throw new PermanentDeliveryError(
         `Template "${message.template.name}" failed to render: ${(error as Error).message}`,
