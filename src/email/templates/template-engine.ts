@@ -34,7 +34,7 @@ export class FieldProblem extends Error {
   }
 }
 
-/** An isolated environment without `log`, the one built-in helper with a side effect (it writes to the console). */
+/** An isolated environment without `log`, the one built-in helper with a side effect (it writes to stdout). */
 const engine = Handlebars.create();
 engine.unregisterHelper('log');
 /** Handlebars also logs by itself (e.g. a refused `constructor` read): nothing from a template is logged. */
@@ -52,7 +52,7 @@ const optionsOf = (mode: TemplateMode): CompileOptions => ({
   noEscape: mode !== 'html',
 });
 
-/** Statements refused anywhere in a template: partials and decorators (`{{> p}}`, `{{#> p}}`, `{{#* inline}}`). */
+/** Statements refused anywhere in a template: partials and decorators (`{{> p}}`, `{{#> p}}`, `{{#*inline}}`). */
 const REFUSED: Record<string, string> = {
   PartialStatement: 'partials ({{> name}}) are not supported',
   PartialBlockStatement: 'partial blocks ({{#> name}}) are not supported',
@@ -78,10 +78,10 @@ function assertSupported(field: string, program: hbs.AST.Program): void {
   }
 }
 
-/** Headings and table headers keep their case: upper-casing would also turn `{{firstName}}` into `{{FIRSTNAME}}`. */
+/** Headings and table headers keep their case: upper-casing would turn `{{firstName}}` into `{{FIRSTNAME}}`. */
 const HTML_TO_TEXT = {
   wordwrap: 78,
-  // Deeper elements are cut (with `...`): the converter recurses, and 20,000 nested tags overflowed the stack.
+  // Deeper elements are cut (with `...`): the converter recurses; 20,000 nested tags overflowed the stack.
   limits: { maxDepth: 40 },
   selectors: [
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
@@ -90,7 +90,7 @@ const HTML_TO_TEXT = {
   ],
 };
 
-/** The plain-text part of HTML that has none: a well-kept converter (html-to-text), links kept in brackets. */
+/** The plain-text part of HTML that has none: a well-kept converter (html-to-text), links in brackets. */
 export function textFromHtml(html: string): string {
   return convert(html, HTML_TO_TEXT);
 }

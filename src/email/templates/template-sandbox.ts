@@ -35,7 +35,11 @@ const TS_BOOTSTRAP = `
 const { readFileSync } = require('node:fs');
 const { workerData } = require('node:worker_threads');
 const ts = require(workerData.typescript);
-const compilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
+const compilerOptions = {
+  module: ts.ModuleKind.CommonJS,
+  target: ts.ScriptTarget.ES2022,
+  esModuleInterop: true,
+};
 require.extensions['.ts'] = (module, file) =>
   module._compile(ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions }).outputText, file);
 require(workerData.entry);
