@@ -8,8 +8,11 @@
 export const TEMPLATE_LIMITS = {
   /** Characters of one field. Gmail clips HTML past ~100 KB anyway. */
   maxLength: 100_000,
-  /** Wall time of one worker call: the compile (when not cached) and the renders of one batch. */
-  renderMs: 1_000,
+  /**
+   * Wall time of one worker call: the compile (when not cached) and the renders of one batch. Wall time, so
+   * on a starved machine it leaves room: a newsletter's compile and render take a few ms of CPU.
+   */
+  renderMs: 2_000,
   /** Heap of one template worker (V8's old generation), compiled templates of its cache included. */
   heapMb: 96,
   /** Characters of one rendered field. */
