@@ -485,14 +485,14 @@ describe('E-mail templates', () => {
         variables: ['name', 'missing'],
       });
       const template = await service.get(id, null);
-      expect(service.render(template, { name: 'Tom & <Jerry>' })).toEqual({
+      expect(await service.render(template, { name: 'Tom & <Jerry>' })).toEqual({
         subject: 'Order for Tom & <Jerry> & co',
         html: '<p>Tom &amp; &lt;Jerry&gt; – </p>',
         text: 'Tom & <Jerry> & ',
       });
       await user.http.patch(`/admin/templates/${id}`, { textTemplate: 'Changed {{name}}' });
       const changed = await service.get(id, null);
-      expect(service.render(changed, { name: 'A' }).text).toBe('Changed A');
+      expect((await service.render(changed, { name: 'A' })).text).toBe('Changed A');
     });
   });
 });

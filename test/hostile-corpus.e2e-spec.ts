@@ -5,6 +5,17 @@ import { createTestApp, TestApp } from './helpers/app';
 import { routeTable, RouteEntry, sampleUrl } from './helpers/route-table';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
+import { TEMPLATE_BOMBS } from './helpers/template-bombs';
+
+const TEMPLATE_FIELDS = ['subject', 'htmlTemplate', 'textTemplate', 'htmlContent', 'textContent'];
+/** The template bombs at a fifth of their size or less, so five copies fit the smallest template route. */
+const CORPUS_BOMBS = {
+  partials: TEMPLATE_BOMBS.partials,
+  'log and a literal': `{{log "}}" ${'a.b.c.d '.repeat(1_200)}}}`,
+  literal: `{{lookup "}}" ${'a.b.c.d '.repeat(1_200)}}}`,
+  'deep nesting': '{{#if a}}x'.repeat(600) + '{{/if}}'.repeat(600),
+  loops: TEMPLATE_BOMBS.loops,
+};
 
 /**
  * Every route that takes a body, found by walking the route table (so a new route is covered without new
@@ -73,6 +84,13 @@ describe('Hostile bodies on every route', () => {
     'an array instead of an object': [],
     'an array of objects': [{ name: 'x', active: false }],
     'huge strings': { email: `${'a'.repeat(40_000)}@b.test`, name: 'n'.repeat(20_000) },
+    // Every template field of every template route at once, each bomb small enough for a 64 KiB body.
+    ...Object.fromEntries(
+      Object.entries(CORPUS_BOMBS).map(([name, source]) => [
+        `a template bomb (${name})`,
+        Object.fromEntries(TEMPLATE_FIELDS.map((field) => [field, source])),
+      ]),
+    ),
   };
 
   /**
@@ -197,16 +215,21 @@ describe('Hostile bodies on every route', () => {
     expect(open.filter((r) => r.body.maxBytes > PUBLIC_BODY_BYTES).map(label)).toEqual([]);
   });
 
-  it.each(Object.keys(corpus))('never answers 5xx to %s', async (name) => {
-    const failures: string[] = [];
-    for (const route of routes) {
-      const res = await send(route, JSON.stringify(corpus[name]));
-      if (res.status >= 500) failures.push(`${label(route)} → ${res.status} ${res.text.slice(0, 200)}`);
-      else if (res.status >= 400 && res.body?.success !== false)
-        failures.push(`${label(route)} → no envelope`);
-    }
-    expect(failures).toEqual([]);
-  });
+  // A template bomb costs each template route up to the template budget per field (template-limits.ts).
+  it.each(Object.keys(corpus))(
+    'never answers 5xx to %s',
+    async (name) => {
+      const failures: string[] = [];
+      for (const route of routes) {
+        const res = await send(route, JSON.stringify(corpus[name]));
+        if (res.status >= 500) failures.push(`${label(route)} → ${res.status} ${res.text.slice(0, 200)}`);
+        else if (res.status >= 400 && res.body?.success !== false)
+          failures.push(`${label(route)} → no envelope`);
+      }
+      expect(failures).toEqual([]);
+    },
+    180_000,
+  );
 
   it('answers 400 to too deep and too wide bodies on every route, before validation (413 if over its size, 401 unsigned on a signed route)', async () => {
     const deep =

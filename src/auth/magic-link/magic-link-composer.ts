@@ -67,7 +67,7 @@ export class MagicLinkComposer {
     const template = await this.templates.resolveForSending(appId, MAGIC_LINK_TEMPLATE, queued.language);
     if (!template) return defaultMagicLinkContent(variables);
     try {
-      return { ...this.templates.render(template, { ...variables }), sender: template.sender };
+      return { ...(await this.templates.render(template, { ...variables })), sender: template.sender };
     } catch (error) {
       throw new PermanentDeliveryError(
         `Template "${MAGIC_LINK_TEMPLATE}" failed to render: ${(error as Error).message}`,

@@ -15,7 +15,7 @@ export interface RenderedContent {
  */
 export interface EmailTemplateSource<T extends SendableTemplate = SendableTemplate> {
   resolveForSending(appId: string | null, name: string, language: string): Promise<T | null>;
-  render(template: T, variables: Record<string, unknown>): RenderedContent;
+  render(template: T, variables: Record<string, unknown>): Promise<RenderedContent>;
 }
 
 export const EMAIL_TEMPLATE_SOURCE = Symbol('EMAIL_TEMPLATE_SOURCE');

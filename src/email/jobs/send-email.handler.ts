@@ -12,6 +12,7 @@ import {
   type SendableTemplate,
 } from '../delivery/template-source';
 import { DependencyUnavailableError } from '../../queue/circuit';
+import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
 import {
@@ -137,7 +138,10 @@ export class SendEmailHandler {
       );
     }
     try {
-      return { content: this.templates.render(template, message.variables ?? {}), sender: template.sender };
+      return {
+        content: await this.templates.render(template, message.variables ?? {}),
+        sender: template.sender,
+      };
     } catch (error) {
       throw new PermanentDeliveryError(
         `Template "${message.template.name}" failed to render: ${(error as Error).message}`,
@@ -150,7 +154,15 @@ export class SendEmailHandler {
       ? this.handlers.get<MessageComposerFn>(COMPOSERS, message.composer)
       : undefined;
     if (!composer) throw new PermanentDeliveryError(`No message composer "${message.composer}"`);
-    const content = await composer(message);
+    let content: ComposedContent | null;
+    try {
+      content = await composer(message);
+    } catch (error) {
+      // A template that does not render (over its budget, a run-time error) will not render next time either.
+      if (error instanceof TemplateProblem)
+        throw new PermanentDeliveryError(`The message failed to render: ${error.message}`);
+      throw error;
+    }
     if (!content) {
       throw new PermanentDeliveryError(`The "${message.composer}" composer cannot compose this message`);
     }

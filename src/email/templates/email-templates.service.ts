@@ -86,7 +86,7 @@ export class EmailTemplatesService {
   /** A taken scope + name + language is a 409 (unique index); an unknown app is a 404. */
   async create(dto: CreateEmailTemplateDto): Promise<EmailTemplate> {
     const appId = await this.targetScope(dto.appId);
-    this.validateSources(dto);
+    await this.validateSources(dto);
     const { sender, ...fields } = defined(dto);
     const created = await this.templates.create({
       ...fields,
@@ -103,9 +103,9 @@ export class EmailTemplatesService {
   }
 
   /** Full replacement within the scope; omitted optional fields return to their defaults. */
-  replace(id: string, appId: string | null, dto: ReplaceEmailTemplateDto): Promise<EmailTemplate> {
+  async replace(id: string, appId: string | null, dto: ReplaceEmailTemplateDto): Promise<EmailTemplate> {
     this.checkSameScope(dto.appId, appId);
-    this.validateSources(dto);
+    await this.validateSources(dto);
     const set: Record<string, unknown> = {
       name: dto.name,
       language: dto.language,
@@ -128,7 +128,7 @@ export class EmailTemplatesService {
     if (Object.keys(fields).length === 0 && !sender && !$unset && version === undefined) {
       return this.get(id, appId);
     }
-    this.validateSources(fields);
+    await this.validateSources(fields);
     const set: Record<string, unknown> = { ...fields };
     if (sender) set.sender = senderOf(sender);
     return this.write(id, appId, set, Object.keys($unset ?? {}), version);
@@ -162,7 +162,7 @@ export class EmailTemplatesService {
       this.templates.findById(_id).lean<EmailTemplate>().exec(),
     );
     const appId = await this.targetScope(dto.appId);
-    this.validateSources(source);
+    await this.validateSources(source);
     const name = dto.name ?? `${source.name.slice(0, NAME_MAX - COPY_SUFFIX.length)}${COPY_SUFFIX}`;
     const created = await this.templates.create({
       appId,
@@ -211,7 +211,7 @@ export class EmailTemplatesService {
   }
 
   /** `{subject, html, text}` (see template-renderer.ts: missing variables render empty). */
-  render(template: EmailTemplate, variables: Record<string, unknown> = {}): RenderedEmail {
+  render(template: EmailTemplate, variables: Record<string, unknown> = {}): Promise<RenderedEmail> {
     return renderEmailTemplate(template, variables);
   }
 
@@ -228,9 +228,11 @@ export class EmailTemplatesService {
       throw new BadRequestException('appId must equal the scope of the template (the appId query parameter)');
   }
 
-  private validateSources(sources: Partial<Record<'subject' | 'htmlTemplate' | 'textTemplate', unknown>>) {
+  private async validateSources(
+    sources: Partial<Record<'subject' | 'htmlTemplate' | 'textTemplate', unknown>>,
+  ): Promise<void> {
     try {
-      validateTemplateSources({
+      await validateTemplateSources({
         subject: sources.subject as string | undefined,
         htmlTemplate: sources.htmlTemplate as string | undefined,
         textTemplate: sources.textTemplate as string | undefined,

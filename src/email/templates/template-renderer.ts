@@ -1,11 +1,12 @@
-import { compileTemplate, runTemplate, type TemplateMode } from './template-compiler';
-import { assertWithinLimits } from './template-limits';
+import type { FieldSource } from './template-engine';
+import { assertWithinLength } from './template-limits';
+import { checkInSandbox, renderInSandbox } from './template-sandbox';
 
 /**
- * Rendering of e-mail templates with Handlebars (pure: no Nest, no database). The HTML body is compiled
- * with HTML escaping (`{{x}}` escapes, `{{{x}}}` does not); the subject and the text body with
- * `noEscape`, so `&` stays `&` there. Variables that the template names but the caller did not pass
- * (declared in `variables` or not) render as empty strings: `strict` is off, nothing throws for them.
+ * Rendering of e-mail templates with Handlebars, in the template workers (template-sandbox.ts). The HTML
+ * body is compiled with HTML escaping (`{{x}}` escapes, `{{{x}}}` does not); the subject and the text body
+ * without, so `&` stays `&` there. Variables that the template names but the caller did not pass (declared
+ * in `variables` or not) render as empty strings: `strict` is off, nothing throws for them.
  */
 
 /** The fields of a template that rendering needs. */
@@ -23,40 +24,43 @@ export interface RenderedEmail {
 
 export type TemplateField = 'subject' | 'htmlTemplate' | 'textTemplate';
 
-const modeOf = (field: TemplateField): TemplateMode => (field === 'htmlTemplate' ? 'html' : 'plain');
+const FIELDS = ['subject', 'htmlTemplate', 'textTemplate'] as const;
+
+const sourceOf = (field: TemplateField, source: string): FieldSource => ({
+  field,
+  source,
+  mode: field === 'htmlTemplate' ? 'html' : 'plain',
+});
 
 /** Subject lines are one header line: line breaks produced by variables become spaces. */
 const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ').trim();
 
 /**
- * Throws a `TemplateProblem` naming the first field that is over a limit, does not parse, or fails when
- * rendered with an empty context. Run before storing a template; the compile is kept for its sends.
+ * Throws a `TemplateProblem` naming the first field that is too long, does not compile, or fails (or goes
+ * over the template budget) when rendered with an empty context. Run before storing a template.
  */
-export function validateTemplateSources(sources: Partial<Record<TemplateField, string>>): void {
-  const fields = (['subject', 'htmlTemplate', 'textTemplate'] as const).filter(
-    (f) => sources[f] !== undefined,
-  );
-  // Every field's size and expressions first: one over-limit field means nothing is compiled.
-  for (const field of fields) assertWithinLimits(field, sources[field]!);
-  for (const field of fields) compileTemplate(field, sources[field]!, modeOf(field));
+export async function validateTemplateSources(
+  sources: Partial<Record<TemplateField, string>>,
+): Promise<void> {
+  const fields = FIELDS.filter((f) => sources[f] !== undefined);
+  // Every field's length first: one field too long means nothing is compiled.
+  for (const field of fields) assertWithinLength(field, sources[field]!);
+  await checkInSandbox(fields.map((field) => sourceOf(field, sources[field]!)));
 }
 
-const render = (template: RenderableTemplate, field: TemplateField, variables: object) =>
-  runTemplate(field, compileTemplate(field, template[field], modeOf(field)), variables);
-
 /**
- * `{subject, html, text}` of a template for these variables, compiled once per content (template-compiler.ts).
- * Missing variables render empty; a template that fails at run time throws a `TemplateProblem` naming the field.
+ * `{subject, html, text}` of a template for these variables. Missing variables render empty; a template
+ * that fails at run time or goes over the budget throws a `TemplateProblem` naming the field.
  */
-export function renderEmailTemplate(
+export async function renderEmailTemplate(
   template: RenderableTemplate,
   variables: Record<string, unknown> = {},
-): RenderedEmail {
-  return {
-    subject: oneLine(render(template, 'subject', variables)),
-    html: render(template, 'htmlTemplate', variables),
-    text: render(template, 'textTemplate', variables),
-  };
+): Promise<RenderedEmail> {
+  const [subject, html, text] = await renderInSandbox(
+    FIELDS.map((field) => sourceOf(field, template[field])),
+    variables,
+  );
+  return { subject: oneLine(subject), html, text };
 }
 
 /** The declared variables that `variables` does not provide (they render empty); for logging by senders. */

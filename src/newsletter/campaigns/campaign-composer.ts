@@ -74,6 +74,6 @@ export class CampaignComposer {
       .findById(campaignId, { subject: 1, htmlContent: 1, textContent: 1, status: 1 })
       .lean<Pick<Campaign, 'subject' | 'htmlContent' | 'textContent' | 'status'>>()
       .exec();
-    return campaign && campaign.status !== 'draft' ? new CampaignRenderer(campaign, true) : null;
+    return campaign && campaign.status !== 'draft' ? CampaignRenderer.create(campaign, true) : null;
   }
 }

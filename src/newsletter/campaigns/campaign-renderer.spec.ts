@@ -1,4 +1,5 @@
-import { CampaignRenderer, templateProblem, textFromHtml } from './campaign-renderer';
+import { textFromHtml } from '../../email/templates/template-engine';
+import { CampaignRenderer, templateProblem } from './campaign-renderer';
 
 const person = {
   firstName: 'Ada',
@@ -15,10 +16,10 @@ describe('CampaignRenderer', () => {
     textContent: null,
   };
 
-  it('renders variables, tracked links and the pixel; the text part keeps real URLs', () => {
-    const renderer = new CampaignRenderer(content, true);
+  it('renders variables, tracked links and the pixel; the text part keeps real URLs', async () => {
+    const renderer = await CampaignRenderer.create(content, true);
     expect(renderer.links).toEqual(['https://a.test/']);
-    const message = renderer.render(person, {
+    const message = await renderer.render(person, {
       links: ['https://t.test/c/1'],
       open: 'https://t.test/o/1.gif',
     });
@@ -31,8 +32,9 @@ describe('CampaignRenderer', () => {
     expect(message.text).toContain('https://x.test/u/1');
   });
 
-  it('escapes variables in the HTML, not in the text', () => {
-    const message = new CampaignRenderer(content, false).render({ ...person, firstName: '<b>' });
+  it('escapes variables in the HTML, not in the text', async () => {
+    const renderer = await CampaignRenderer.create(content, false);
+    const message = await renderer.render({ ...person, firstName: '<b>' });
     expect(message.html).toContain('Hi &lt;b&gt;');
     expect(message.text).toContain('Hi <b>');
     expect(message.html).not.toContain('<img');
@@ -42,8 +44,8 @@ describe('CampaignRenderer', () => {
     expect(textFromHtml('<h2>{{firstName}}</h2>')).toBe('{{firstName}}');
   });
 
-  it('names the field that does not compile', () => {
-    expect(templateProblem({ subject: 'ok', htmlContent: '{{#if}}' })).toMatch(/^htmlContent: /);
-    expect(templateProblem({ subject: 'ok', htmlContent: '<p>{{x}}</p>' })).toBeNull();
+  it('names the field that does not compile', async () => {
+    expect(await templateProblem({ subject: 'ok', htmlContent: '{{#if}}' })).toMatch(/^htmlContent: /);
+    expect(await templateProblem({ subject: 'ok', htmlContent: '<p>{{x}}</p>' })).toBeNull();
   });
 });

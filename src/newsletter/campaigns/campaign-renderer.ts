@@ -1,12 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { convert } from 'html-to-text';
-import {
-  type Compiled,
-  compileTemplate,
-  runTemplate,
-  type TemplateMode,
-} from '../../email/templates/template-compiler';
-import { assertWithinLimits, TemplateProblem } from '../../email/templates/template-limits';
+import { randomBytes } from 'node:crypto';
+import type { FieldSource } from '../../email/templates/template-engine';
+import { assertWithinLength, TemplateProblem } from '../../email/templates/template-limits';
+import { checkInSandbox, renderInSandbox } from '../../email/templates/template-sandbox';
 import { joinWithLinks, splitAtLinks, withOpenPixel } from '../../email/tracking/tracked-html';
 
 /** What a campaign's author writes: Handlebars sources. */
@@ -37,56 +32,32 @@ export interface RenderedMessage {
   text: string;
 }
 
-/** Headings and table headers keep their case: upper-casing would also turn `{{firstName}}` into `{{FIRSTNAME}}`. */
-const HTML_TO_TEXT = {
-  wordwrap: 78,
-  // Deeper elements are cut (with `...`): the converter recurses, and 20,000 nested tags overflowed the stack.
-  limits: { maxDepth: 40 },
-  selectors: [
-    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-    { selector: 'table', options: { uppercaseHeaderCells: false } },
-    { selector: 'img', format: 'skip' },
-  ],
-};
-
-/** The plain-text part of HTML that has none: a well-kept converter (html-to-text), links kept in brackets. */
-export function textFromHtml(html: string): string {
-  return convert(html, HTML_TO_TEXT);
-}
-
-/** Plain-text parts derived from HTML, by the HTML's SHA-256: the conversion costs more than the compile. */
-const DERIVED_TEXTS_MAX = 50;
-const derivedTexts = new Map<string, string>();
-
-/** The text part of a campaign: its own, else converted from its HTML (once per HTML in this process). */
-function textSourceOf(content: CampaignContent): string {
-  if (content.textContent !== null) return content.textContent;
-  const key = createHash('sha256').update(content.htmlContent).digest('base64url');
-  let text = derivedTexts.get(key);
-  if (text === undefined) {
-    text = textFromHtml(content.htmlContent);
-    if (derivedTexts.size >= DERIVED_TEXTS_MAX) derivedTexts.delete(derivedTexts.keys().next().value!);
-  } else {
-    derivedTexts.delete(key);
-  }
-  derivedTexts.set(key, text);
-  return text;
+/**
+ * The fields of a campaign as the template workers compile them; a campaign without a text part has one
+ * derived from its HTML by the worker (html-to-text, cached there with the compile).
+ */
+function fieldsOf(content: Partial<CampaignContent>, html = content.htmlContent): FieldSource[] {
+  const fields: FieldSource[] = [];
+  if (typeof content.subject === 'string')
+    fields.push({ field: 'subject', source: content.subject, mode: 'plain' });
+  if (typeof html === 'string') fields.push({ field: 'htmlContent', source: html, mode: 'html' });
+  if (typeof content.textContent === 'string')
+    fields.push({ field: 'textContent', source: content.textContent, mode: 'plain' });
+  else if (content.textContent === null && typeof content.htmlContent === 'string')
+    fields.push({ field: 'textContent', source: content.htmlContent, mode: 'html-to-text' });
+  return fields;
 }
 
 /**
- * Null, or a message naming the first field over a template limit or not compiling (a 400 on create or
- * edit, a refused test copy). The fields compile exactly as the test copy renders them, so that copy and the
- * plan's messages reuse these compiles (template-compiler.ts).
+ * Null, or a message naming the first field too long, not compiling or over the template budget (a 400
+ * on create or edit). The fields compile as the messages render them, so those reuse the workers' compiles.
  */
-export function templateProblem(content: Partial<CampaignContent>): string | null {
-  const fields: [string, string, TemplateMode][] = [];
-  if (typeof content.subject === 'string') fields.push(['subject', content.subject, 'plain']);
-  if (typeof content.htmlContent === 'string') fields.push(['htmlContent', content.htmlContent, 'html']);
-  if (typeof content.textContent === 'string') fields.push(['textContent', content.textContent, 'plain']);
+export async function templateProblem(content: Partial<CampaignContent>): Promise<string | null> {
+  const fields = fieldsOf(content).filter((f) => f.mode !== 'html-to-text');
   try {
-    // Every field's size and expressions first: one over-limit field means nothing is compiled.
-    for (const [field, source] of fields) assertWithinLimits(field, source);
-    for (const [field, source, mode] of fields) compileTemplate(field, source, mode);
+    // Every field's length first: one field too long means nothing is compiled.
+    for (const { field, source } of fields) assertWithinLength(field, source);
+    await checkInSandbox(fields);
     return null;
   } catch (error) {
     if (error instanceof TemplateProblem) return error.message;
@@ -105,25 +76,27 @@ const MARKS = new RegExp(`${MARK_OPEN}(\\d+|p)${MARK_CLOSE}`, 'g');
 const markOf = (slot: number | 'p') => `${MARK_OPEN}${slot}${MARK_CLOSE}`;
 
 /**
- * A campaign compiled once per content (template-compiler.ts) and rendered per person (docs/decisions.md, "Issue 15: campaigns, fan-out and tracking").
- * When tracked, each trackable link of the HTML becomes a marker filled with the person's tracking URL after
- * rendering, and the open pixel is appended, so the link table (`links`) is the same for every message.
- * The text part keeps the original URLs (no tracking: a text link is copied, not clicked through a redirect).
+ * A campaign rendered per person in the template workers (docs/decisions.md, "Issue 15: campaigns, fan-out
+ * and tracking"; "Issue 33: template cost bounded by construction"). When tracked, each trackable link of
+ * the HTML becomes a marker filled with the person's tracking URL after rendering, and the open pixel is
+ * appended, so the link table (`links`) is the same for every message. The text part keeps the original
+ * URLs (no tracking: a text link is copied, not clicked through a redirect).
  */
 export class CampaignRenderer {
-  /** The URLs of the trackable links in order: the campaign's link table. */
-  readonly links: string[];
-  private readonly subject: Compiled;
-  private readonly html: Compiled;
-  private readonly text: Compiled;
+  private constructor(
+    /** The URLs of the trackable links in order: the campaign's link table. */
+    readonly links: string[],
+    /** One array for every message, so the sandbox batches the messages of this campaign. */
+    private readonly fields: FieldSource[],
+  ) {}
 
-  /** Throws a `TemplateProblem` when a field is over a limit or does not compile. */
-  constructor(content: CampaignContent, tracked: boolean) {
+  /** Throws a `TemplateProblem` when a field is too long, does not compile or is over the budget. */
+  static async create(content: CampaignContent, tracked: boolean): Promise<CampaignRenderer> {
     let html = content.htmlContent;
-    let added = 0;
+    let links: string[] = [];
     if (tracked) {
       const split = splitAtLinks(html);
-      this.links = split.links;
+      links = split.links;
       html = withOpenPixel(
         joinWithLinks(
           split,
@@ -131,29 +104,24 @@ export class CampaignRenderer {
         ),
         markOf('p'),
       );
-      // The markers and the pixel are ours: only the author's characters count against the size limit.
-      added = Math.max(0, html.length - content.htmlContent.length);
-    } else {
-      this.links = [];
     }
-    this.subject = compileTemplate('subject', content.subject, 'plain');
-    this.html = compileTemplate('htmlContent', html, 'html', added);
-    this.text = compileTemplate('textContent', textSourceOf(content), 'plain');
+    const fields = fieldsOf({ ...content, textContent: content.textContent ?? null }, html);
+    // The markers and the pixel are ours: only the author's characters count against the length limit.
+    assertWithinLength('subject', content.subject);
+    assertWithinLength('htmlContent', content.htmlContent);
+    if (content.textContent !== null) assertWithinLength('textContent', content.textContent);
+    await checkInSandbox(fields);
+    return new CampaignRenderer(links, fields);
   }
 
-  render(variables: RecipientVariables, tracking?: MessageTracking): RenderedMessage {
-    let html = runTemplate('htmlContent', this.html, variables);
-    if (tracking)
-      html = html.replace(MARKS, (_mark, slot: string) =>
-        slot === 'p' ? tracking.open : (tracking.links[Number(slot)] ?? ''),
-      );
-    return {
-      // One header line: line breaks from variables become spaces.
-      subject: runTemplate('subject', this.subject, variables)
-        .replace(/[\r\n]+/g, ' ')
-        .trim(),
-      html,
-      text: runTemplate('textContent', this.text, variables),
-    };
+  async render(variables: RecipientVariables, tracking?: MessageTracking): Promise<RenderedMessage> {
+    const [subject, rawHtml, text] = await renderInSandbox(this.fields, variables);
+    const html = tracking
+      ? rawHtml.replace(MARKS, (_mark, slot: string) =>
+          slot === 'p' ? tracking.open : (tracking.links[Number(slot)] ?? ''),
+        )
+      : rawHtml;
+    // The subject is one header line: line breaks from variables become spaces.
+    return { subject: subject.replace(/[\r\n]+/g, ' ').trim(), html, text };
   }
 }

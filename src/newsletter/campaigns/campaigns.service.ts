@@ -55,7 +55,7 @@ export class CampaignsService {
   async create(appId: string, dto: CreateCampaignDto, createdBy: string): Promise<Campaign> {
     await this.apps.requireApp(appId);
     const content = await this.withTemplate(appId, dto);
-    assertCompiles(content);
+    await assertCompiles(content);
     const created = await this.campaigns.create({ ...content, appId, createdBy, status: 'draft' });
     return created.toObject<Campaign>();
   }
@@ -67,7 +67,7 @@ export class CampaignsService {
 
   async update(appId: string, id: string, dto: UpdateCampaignDto): Promise<Campaign> {
     await this.get(appId, id);
-    assertCompiles(dto);
+    await assertCompiles(dto);
     const updated = await this.campaigns
       .findOneAndUpdate(
         { _id: id, appId, status: 'draft' },
@@ -94,7 +94,7 @@ export class CampaignsService {
   async send(appId: string, id: string): Promise<{ status: 'sending'; jobId: string }> {
     const draft = await this.get(appId, id);
     // Content saved before the template limits existed is checked here, before anything is queued.
-    const { links } = rendererOf(draft, true);
+    const { links } = await rendererOf(draft, true);
     const sending = await this.campaigns
       .findOneAndUpdate(
         { _id: draft._id, appId, status: 'draft' },
@@ -140,11 +140,11 @@ export class CampaignsService {
     const campaign = await this.get(appId, id);
     if (campaign.status !== 'draft') throw new ConflictException(NOT_A_DRAFT_TEST);
     // Compiled (or found compiled) before anything is counted: a refused template costs no budget.
-    const renderer = rendererOf(campaign, false);
+    const renderer = await rendererOf(campaign, false);
     await this.testRecipients.admit(userId, email);
     const contact = await this.contacts.findOrCreate(email);
     const unsubscribeUrl = this.unsubscribeLinks.url({ contactId: String(contact._id), appId });
-    const rendered = renderer.render({ firstName: null, lastName: null, email, unsubscribeUrl });
+    const rendered = await renderer.render({ firstName: null, lastName: null, email, unsubscribeUrl });
     const job = await this.email.enqueueEmail(
       {
         to: email,
@@ -193,20 +193,20 @@ export class CampaignsService {
 }
 
 /** The renderer of a campaign's content; a field over a limit or not compiling is a 400 naming it. */
-function rendererOf(content: CampaignContent, tracked: boolean): CampaignRenderer {
+async function rendererOf(content: CampaignContent, tracked: boolean): Promise<CampaignRenderer> {
   try {
-    return new CampaignRenderer(content, tracked);
+    return await CampaignRenderer.create(content, tracked);
   } catch (error) {
     if (error instanceof TemplateProblem) throw new BadRequestException(error.message);
     throw error;
   }
 }
 
-function assertCompiles(content: {
+async function assertCompiles(content: {
   subject?: string;
   htmlContent?: string;
   textContent?: string | null;
-}): void {
-  const problem = templateProblem(content);
+}): Promise<void> {
+  const problem = await templateProblem(content);
   if (problem) throw new BadRequestException(problem);
 }

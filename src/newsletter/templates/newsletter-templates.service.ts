@@ -39,13 +39,13 @@ export class NewsletterTemplatesService {
     createdBy: string,
   ): Promise<NewsletterTemplate> {
     await this.apps.requireApp(appId);
-    assertCompiles(dto);
+    await assertCompiles(dto);
     const created = await this.templates.create({ ...dto, appId, createdBy });
     return created.toObject<NewsletterTemplate>();
   }
 
-  update(appId: string, id: string, dto: UpdateNewsletterTemplateDto): Promise<NewsletterTemplate> {
-    assertCompiles(dto);
+  async update(appId: string, id: string, dto: UpdateNewsletterTemplateDto): Promise<NewsletterTemplate> {
+    await assertCompiles(dto);
     return updateScoped(this.templates, appId, id, { ...dto }, NEWSLETTER_TEMPLATE_NOT_FOUND);
   }
 
@@ -72,7 +72,7 @@ export class NewsletterTemplatesService {
  * A template's content is a campaign's content to be: the same limits and compile rules (campaign-renderer.ts),
  * so a campaign created from it never fails on them. A 400 names the field.
  */
-function assertCompiles(content: Partial<CampaignContent>): void {
-  const problem = templateProblem(content);
+async function assertCompiles(content: Partial<CampaignContent>): Promise<void> {
+  const problem = await templateProblem(content);
   if (problem) throw new BadRequestException(problem);
 }
