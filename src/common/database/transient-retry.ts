@@ -1,49 +1,58 @@
 import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 
 /**
- * Server codes of a node that cannot take the write now but will soon (the retryable-writes set of the
- * MongoDB specifications): host unreachable or not found, network timeout, shutdown, stepped down, socket
- * error, not (writable) primary, interrupted by a replica-set change, time limit.
+ * Server codes of a failure that says nothing about the write itself: an election, a shutdown, a lost
+ * connection or an exceeded time limit (MongoDB's `ErrorCodes` of those names).
  */
-const TRANSIENT_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436, 262, 134]);
+const TRANSIENT_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
 
-/** An error that a later attempt of the same operation can get past: the network, an election, a restart. */
+/** Whether sending the same operation again may succeed: the connection or the primary went away. */
 export function isTransientDatabaseError(error: unknown): boolean {
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
   if (!(error instanceof MongoError)) return false;
-  if (error.hasErrorLabel('RetryableWriteError') || error.hasErrorLabel('TransientTransactionError')) {
-    return true;
-  }
-  const code = Number(
-    error.code ??
-      (error as { result?: { writeConcernError?: { code?: unknown } } }).result?.writeConcernError?.code,
+  return (
+    error.hasErrorLabel('RetryableWriteError') ||
+    error.hasErrorLabel('TransientTransactionError') ||
+    TRANSIENT_CODES.has(Number(error.code))
   );
-  return TRANSIENT_CODES.has(code);
 }
 
-export interface RetryPolicy {
-  /** Attempts in all, the first included. */
-  attempts: number;
-  /** Wait before the second attempt; doubled before each later one (with jitter), up to `maxMs`. */
-  baseMs: number;
-  maxMs: number;
+export interface RetryOptions {
+  /** Tries in all, the first included. */
+  attempts?: number;
+  /** Wait before the second try; doubled before each later one. */
+  delayMs?: number;
 }
 
-/** About 30 s of tries: longer than a replica-set election, short enough for the caller to carry on. */
-export const WRITE_RETRY: RetryPolicy = { attempts: 8, baseMs: 200, maxMs: 10_000 };
-
-/** `work()`, tried again after a transient database error as `policy` says; other errors are thrown at once. */
-export async function retryTransient<T>(
-  work: () => Promise<T>,
-  policy: RetryPolicy = WRITE_RETRY,
-): Promise<T> {
+/**
+ * Runs an idempotent piece of work again after a transient database failure. The driver retries a single
+ * `updateOne`/`insertOne` once by itself, never an `updateMany`, `deleteMany`, a `bulkWrite` with several
+ * documents or a cursor (docs/operations/running-on-mongodb.md "Elections"); work that is safe to repeat
+ * (it sets the same values again, finds nothing left to do) is retried here instead of failing the caller.
+ */
+export async function retryTransient<T>(work: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  let delay = options.delayMs ?? 500;
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      if (attempt >= policy.attempts || !isTransientDatabaseError(error)) throw error;
-      const wait = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * (wait / 2)));
+      if (attempt >= attempts || !isTransientDatabaseError(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay *= 2;
     }
   }
 }
