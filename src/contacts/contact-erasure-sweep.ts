@@ -8,7 +8,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { Model } from 'mongoose';
+import { Model, trusted } from 'mongoose';
 import type { AppConfig } from '../config/env';
 import { ContactErasure } from './contact-erasure';
 import { Contact } from './schemas/contact.schema';
@@ -69,7 +69,8 @@ export class ContactErasureSweep implements OnApplicationBootstrap, BeforeApplic
     for (let round = 0; round < MAX_PER_SWEEP; round++) {
       const claimed = await this.contacts
         .findOneAndUpdate(
-          { erasureStartedAt: { $lte: cutoff } },
+          // The filter is the service's own: `trusted` keeps sanitizeFilter from reading `$lte` as a value.
+          { erasureStartedAt: trusted({ $lte: cutoff }) },
           { $set: { erasureStartedAt: now } },
           { projection: { erasureActor: 1 }, timestamps: false },
         )
@@ -88,7 +89,9 @@ export class ContactErasureSweep implements OnApplicationBootstrap, BeforeApplic
           continue;
         }
         // Left marked: the next sweep tries again (an e-mail being sent to the person, say).
-        this.logger.warn(`Erasure of contact ${String(claimed._id)} not finished: ${(error as Error).message}`);
+        this.logger.warn(
+          `Erasure of contact ${String(claimed._id)} not finished: ${(error as Error).message}`,
+        );
       }
     }
     return finished;

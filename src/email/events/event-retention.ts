@@ -12,13 +12,13 @@ const DAY_MS = 86_400_000;
 export class EventRetention {
   readonly retentionMs: number;
 
-  constructor(config: Pick<ConfigService<AppConfig, true>, 'get'>) {
+  constructor(config: ConfigService<AppConfig, true>) {
     this.retentionMs = config.get('EMAIL_EVENTS_RETENTION_DAYS', { infer: true }) * DAY_MS;
   }
 
   /** Outside Nest (benches, unit tests): a retention of `days`. */
   static ofDays(days: number): EventRetention {
-    return new EventRetention({ get: () => days } as Pick<ConfigService<AppConfig, true>, 'get'>);
+    return new EventRetention({ get: () => days } as unknown as ConfigService<AppConfig, true>);
   }
 
   expiresAt(createdAt: Date): Date {

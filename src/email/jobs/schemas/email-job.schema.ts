@@ -93,5 +93,11 @@ EmailJobSchema.index(
 EmailJobSchema.index({ providerMessageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
 EmailJobSchema.index({ 'payload.to': 1, createdAt: 1 });
+// RecipientJobsService.erasePlans: the inline-recipient plans that name one address (lower-cased when
+// enqueued); only plans are in it.
+EmailJobSchema.index(
+  { 'payload.recipients.to': 1 },
+  { partialFilterExpression: { type: 'email.batch.plan' } },
+);
 // Retention: a finished job is removed at its `expiresAt` (absent, so never removed, until it ends).
 EmailJobSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0, sparse: true });
