@@ -32,19 +32,6 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
     wholeCollection: true,
     reason: 'one document per client application (tens to hundreds); the admin list reads them all by name',
   },
-  ...[
-    'tickets find eq(email) sort(createdAt:1,_id:1)',
-    'tickets aggregate eq(email)',
-    'tickets update eq(email)',
-    'tickets update eq(messages.authorEmail)',
-    'feedback update range(email)',
-    'wants update range(authorEmail)',
-  ].map((shape) => ({
-    shape,
-    reason:
-      'one person’s data export or GDPR erasure across apps: one operator command per person; tenant ' +
-      'collections’ indexes lead with appId (sharding), which this address-only lookup cannot use',
-  })),
   {
     collection: 'contacts',
     filteredFields: ['email', 'firstName', 'lastName', 'consent.*', 'subscriptions.status'],
@@ -59,12 +46,6 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
     reason:
       'admin job list and a recipient’s jobs: status and type take a handful of values each, filtered while ' +
       'the list walks the newest-first index of its campaign, of all jobs, or of the recipient',
-  },
-  {
-    shape: 'email_jobs find eq(type) range(payload.recipients.to)',
-    reason:
-      'GDPR erasure: inline-recipient plan jobs (one per thousand recipients) matched case-insensitively; ' +
-      'one operator command per person',
   },
   {
     collection: 'email_events',
@@ -89,7 +70,7 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
       'search among them filtered on the way)',
   },
   ...['subject', 'message', 'email'].map((field) => ({
-    shape: `tickets aggregate range(${field})`,
+    shape: `tickets countDocuments scan(${field})`,
     reason:
       'the total of a staff search across every app’s tickets: a case-insensitive pattern no index bounds, ' +
       'so the count reads each ticket once (staff only, one count per search; the page itself walks the ' +
