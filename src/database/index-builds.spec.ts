@@ -39,7 +39,11 @@ const buildThread = (done: number, total: number, secs: number): Document => ({
   )}%`,
   progress: { done, total },
 });
-const otherDatabase: Document = { ...clientOp(3), ns: 'other.tickets', command: { createIndexes: 'tickets' } };
+const otherDatabase: Document = {
+  ...clientOp(3),
+  ns: 'other.tickets',
+  command: { createIndexes: 'tickets' },
+};
 
 const EMAIL_INDEX = { key: { email: 1, createdAt: 1, _id: 1 }, options: {} };
 const NAME = 'email_1_createdAt_1__id_1';
@@ -77,7 +81,10 @@ describe('index builds seen through $currentOp', () => {
 
   it('waits for a build already under way, printing its progress until the index is listed', async () => {
     const { watch, printed } = recordedWatch(
-      [[clientOp(5), buildThread(10, 100, 5)], [clientOp(9), buildThread(60, 100, 9)]],
+      [
+        [clientOp(5), buildThread(10, 100, 5)],
+        [clientOp(9), buildThread(60, 100, 9)],
+      ],
       [['_id_'], ['_id_'], ['_id_', NAME]],
     );
     await expect(waitUntilBuilt('tickets', [NAME], watch)).resolves.toBe(true);

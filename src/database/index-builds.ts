@@ -80,7 +80,12 @@ export function describeBuild(build: IndexBuild): string {
     build.seconds !== undefined ? `${build.seconds} s` : '',
   ].filter(Boolean);
   // The server repeats its phase before the counts ("scanning collection Index Build: scanning ...").
-  const phase = build.message?.split(':').slice(0, 2).join(':').replace(/ Index Build$/, '') ?? 'building';
+  const phase =
+    build.message
+      ?.split(':')
+      .slice(0, 2)
+      .join(':')
+      .replace(/ Index Build$/, '') ?? 'building';
   return `${build.collection} ${build.indexes.join(', ') || '(index)'}: ${phase}${
     figures.length ? ` (${figures.join(', ')})` : ''
   }`;
@@ -110,7 +115,11 @@ const runningFor = (builds: IndexBuild[], collection: string, names: string[]) =
  * when no build of them runs any more and they are not there (the build failed or was killed), so the
  * caller starts it again.
  */
-export async function waitUntilBuilt(collection: string, names: string[], watch: BuildWatch): Promise<boolean> {
+export async function waitUntilBuilt(
+  collection: string,
+  names: string[],
+  watch: BuildWatch,
+): Promise<boolean> {
   let shown = '';
   for (;;) {
     const listed = await watch.listed(collection);
@@ -205,7 +214,7 @@ export function serverWatch(db: Db, print: (line: string) => void, intervalMs = 
     },
     async listed(collection) {
       const indexes = await db.collection(collection).listIndexes().toArray();
-      return new Set(indexes.map((index) => String(index.name)));
+      return new Set(indexes.map((index) => String((index as { name?: unknown }).name)));
     },
     sleep(ms, until) {
       return new Promise<void>((resolve) => {

@@ -15,8 +15,6 @@ export class FeedbackErasureListener {
 
   @OnEvent(ContactEvents.Erased, { suppressErrors: false })
   async onContactErased({ email, placeholder }: ContactErasedEvent): Promise<void> {
-    await this.feedback
-      .updateMany({ email }, { $set: { email: placeholder } }, { timestamps: false })
-      .exec();
+    await this.feedback.updateMany({ email }, { $set: { email: placeholder } }, { timestamps: false }).exec();
   }
 }

@@ -17,11 +17,7 @@ export class WantErasureListener {
   @OnEvent(ContactEvents.Erased, { suppressErrors: false })
   async onContactErased({ email, placeholder }: ContactErasedEvent): Promise<void> {
     await this.wants
-      .updateMany(
-        { authorEmail: email },
-        { $set: { authorEmail: placeholder } },
-        { timestamps: false },
-      )
+      .updateMany({ authorEmail: email }, { $set: { authorEmail: placeholder } }, { timestamps: false })
       .exec();
   }
 }

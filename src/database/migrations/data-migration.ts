@@ -33,9 +33,7 @@ const BATCH = 1_000;
 /** The migrations not finished yet, by name. */
 export async function pendingMigrations(db: Db, migrations: DataMigration[]): Promise<DataMigration[]> {
   const states = db.collection<MigrationState>(MIGRATIONS_COLLECTION);
-  const done = await states
-    .find({ _id: { $in: migrations.map((migration) => migration.name) } })
-    .toArray();
+  const done = await states.find({ _id: { $in: migrations.map((migration) => migration.name) } }).toArray();
   const finished = new Set(done.filter((state) => state.completedAt).map((state) => state._id));
   return migrations.filter((migration) => !finished.has(migration.name));
 }
@@ -72,7 +70,7 @@ export async function runMigration(
     const last = docs[docs.length - 1];
     state = {
       ...state,
-      ...(last ? { after: last._id as ObjectId } : {}),
+      ...(last ? { after: last._id } : {}),
       read: state.read + docs.length,
       changed: state.changed + operations.length,
       ...(docs.length < BATCH ? { completedAt: new Date() } : {}),

@@ -1,5 +1,7 @@
-import type { Document } from 'mongodb';
+import type { Document, ObjectId } from 'mongodb';
 import type { DataMigration } from './data-migration';
+
+const idOf = (doc: Document) => doc._id as ObjectId;
 
 /** Stored as every entry point now writes it: trimmed and lower-cased. */
 const normalised = (address: unknown) =>
@@ -16,7 +18,10 @@ function lowerCaseField(name: string, collection: string, field: string): DataMi
       const value: unknown = doc[field];
       if (typeof value !== 'string' || normalised(value) === value) return null;
       return {
-        updateOne: { filter: { _id: doc._id, [field]: value }, update: { $set: { [field]: normalised(value) } } },
+        updateOne: {
+          filter: { _id: idOf(doc), [field]: value },
+          update: { $set: { [field]: normalised(value) } },
+        },
       };
     },
   };
@@ -35,10 +40,10 @@ const ticketMessageAuthors: DataMigration = {
       const author: unknown = message.authorEmail;
       if (typeof author !== 'string' || normalised(author) === author) return;
       set[`messages.$[m${i}].authorEmail`] = normalised(author);
-      arrayFilters.push({ [`m${i}._id`]: message._id, [`m${i}.authorEmail`]: author });
+      arrayFilters.push({ [`m${i}._id`]: idOf(message), [`m${i}.authorEmail`]: author });
     });
     if (!arrayFilters.length) return null;
-    return { updateOne: { filter: { _id: doc._id }, update: { $set: set }, arrayFilters } };
+    return { updateOne: { filter: { _id: idOf(doc) }, update: { $set: set }, arrayFilters } };
   },
 };
 
@@ -56,7 +61,7 @@ const planRecipients: DataMigration = {
     );
     return {
       updateOne: {
-        filter: { _id: doc._id, 'payload.recipients': recipients },
+        filter: { _id: idOf(doc), 'payload.recipients': recipients },
         update: { $set: { 'payload.recipients': rewritten } },
       },
     };
@@ -74,7 +79,7 @@ function eventExpiry(retentionMs: number): DataMigration {
       if (doc.expiresAt || !(doc.createdAt instanceof Date)) return null;
       return {
         updateOne: {
-          filter: { _id: doc._id, expiresAt: { $exists: false } },
+          filter: { _id: idOf(doc), expiresAt: { $exists: false } },
           update: { $set: { expiresAt: new Date(doc.createdAt.getTime() + retentionMs) } },
         },
       };

@@ -16,13 +16,15 @@ export interface CoverageIndex {
 /**
  * One allowance, with its reason. Either one shape as the report prints it (`describeShape`), or fields of a
  * collection that may be filtered outside the index (a shape passes when an index serves it without them;
- * a trailing `*` matches by prefix), or sorts done in memory over what an index selects (a shape whose sort
- * leads with one of the fields passes when an index serves its filter), or a whole collection that stays
- * small.
+ * a trailing `*` matches by prefix), or the same for the collection's counts, which then read the documents
+ * they match (`countedOutsideIndex`: a count is never excused by an entry for lists), or sorts done in
+ * memory over what an index selects (a shape whose sort leads with one of the fields passes when an index
+ * serves its filter), or a whole collection that stays small.
  */
 export type AllowListEntry =
   | { shape: string; reason: string }
   | { collection: string; filteredFields: string[]; reason: string }
+  | { collection: string; countedOutsideIndex: string[]; reason: string }
   | { collection: string; sortedInMemory: string[]; alsoFiltered?: string[]; reason: string }
   | { collection: string; wholeCollection: true; reason: string };
 
@@ -31,9 +33,11 @@ const describeEntry = (entry: AllowListEntry) =>
     ? entry.shape
     : 'filteredFields' in entry
       ? `${entry.collection}: filtered outside the index: ${entry.filteredFields.join(', ')}`
-      : 'sortedInMemory' in entry
-        ? `${entry.collection}: sorted in memory by ${entry.sortedInMemory.join(', ')}`
-        : `${entry.collection}: every query`;
+      : 'countedOutsideIndex' in entry
+        ? `${entry.collection}: counted reading documents, filtered by ${entry.countedOutsideIndex.join(', ')}`
+        : 'sortedInMemory' in entry
+          ? `${entry.collection}: sorted in memory by ${entry.sortedInMemory.join(', ')}`
+          : `${entry.collection}: every query`;
 
 export type Verdict =
   | { kind: 'index'; index: CoverageIndex }
@@ -193,7 +197,13 @@ const matchesField = (pattern: string, field: string) =>
 /** The shape without the fields an entry lets be filtered outside the index. */
 function withoutFiltered(shape: QueryShape, patterns: string[]): QueryShape {
   const kept = (field: string) => !patterns.some((pattern) => matchesField(pattern, field));
-  return { ...shape, equality: shape.equality.filter(kept), range: shape.range.filter(kept) };
+  return {
+    ...shape,
+    equality: shape.equality.filter(kept),
+    range: shape.range.filter(kept),
+    scan: shape.scan?.filter(kept),
+    wideIn: shape.wideIn?.filter(kept),
+  };
 }
 
 function servingIndex(shape: QueryShape, indexes: CoverageIndex[]): CoverageIndex | undefined {
@@ -210,8 +220,11 @@ function allowance(
     if ('shape' in entry) return entry.shape === describeShape(shape);
     if (entry.collection !== shape.collection) return false;
     // A count reads all it matches, a list only a page: an entry for the collection's lists says nothing
-    // about its counts. Counts are allowed one shape at a time.
-    if (COUNTS.has(shape.op)) return false;
+    // about its counts. Counts are allowed by a shape, or by an entry for the collection's counts.
+    if (COUNTS.has(shape.op) !== 'countedOutsideIndex' in entry) return false;
+    if ('countedOutsideIndex' in entry) {
+      return servingIndex(withoutFiltered(shape, entry.countedOutsideIndex), indexes) !== undefined;
+    }
     if ('wholeCollection' in entry) return true;
     // Later stages filter or sort in memory whatever the first ones selected: one shape at a time too.
     if (shape.op === 'aggregate-stage') return false;

@@ -152,7 +152,7 @@ function addField(field: string, condition: unknown, into: Predicates, options: 
       into.mayBeMissing.add(field);
     } else if (operator === '$regex') {
       const source = isPattern(argument) ? patternParts(argument).source : String(argument);
-      const flags = `${isPattern(argument) ? patternParts(argument).flags : ''}${String(condition.$options ?? '')}`;
+      const flags = `${isPattern(argument) ? patternParts(argument).flags : ''}${typeof condition.$options === 'string' ? condition.$options : ''}`;
       addPattern(field, source, flags, into);
     } else if (operator === '$elemMatch' && isPlainObject(argument) && !isOperatorObject(argument)) {
       // `{ subscriptions: { $elemMatch: { appId, status } } }` bounds the multikey index on
