@@ -11,7 +11,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['<rootDir>/test/setup/test-env.ts'],
-  // The index-coverage gate counts as one more test (docs/index-coverage.md); before 'default', whose summary counts it.
+  // The index-coverage gate counts as one more test (docs/operations/index-coverage.md); before 'default', whose summary counts it.
   reporters: ['<rootDir>/test/setup/index-coverage-reporter.js', 'default'],
   testTimeout: 30_000,
   maxWorkers: 2,

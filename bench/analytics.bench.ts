@@ -20,6 +20,7 @@ import { Webhook } from 'standardwebhooks';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { AnalyticsCounters } from '../src/email/events/analytics-counters';
 import { EmailEventLedger, type NewEmailEvent } from '../src/email/events/email-event-ledger';
+import { EventRetention } from '../src/email/events/event-retention';
 import {
   CampaignCounters,
   CampaignCountersSchema,
@@ -129,7 +130,11 @@ async function main(): Promise<void> {
       model(CampaignRecipient.name, CampaignRecipientSchema),
       model(UniqueFlag.name, UniqueFlagSchema),
     );
-    const ledger = new EmailEventLedger(model(EmailEvent.name, EmailEventSchema), counters);
+    const ledger = new EmailEventLedger(
+      model(EmailEvent.name, EmailEventSchema),
+      counters,
+      EventRetention.ofDays(400),
+    );
     const campaigns: string[] = [];
     const state = { written: 0 };
 

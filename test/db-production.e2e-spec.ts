@@ -118,6 +118,8 @@ describe('Production database settings and npm run db:indexes', () => {
     const first = await runIndexes(uri);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.stdout).toMatch(/change\(s\) applied/);
+    // What it builds, collection by collection, as it goes.
+    expect(first.stdout).toMatch(/^ {2}tickets: building .*email_1_createdAt_1__id_1/m);
     // The dev database builds only unique indexes: exactly the declared ones are there now.
     const built = await indexesIn(uri);
     const unique = Object.entries(built)
@@ -131,6 +133,49 @@ describe('Production database settings and npm run db:indexes', () => {
     expect(second).toMatchObject({ code: 0, stdout: 'Indexes match the schemas: nothing to do.\n' });
     expect(await indexDrift(t.connection)).toBeNull();
     expect(await indexesIn(uri)).toEqual(built);
+  }, 180_000);
+
+  it('runs each data migration once, resuming where a stopped run left it, printing its progress', async () => {
+    const databaseUri = freshDatabase();
+    const client = await MongoClient.connect(databaseUri);
+    try {
+      const db = client.db();
+      const now = new Date();
+      const feedback = (email: string) => ({
+        appId: 'shop',
+        type: 'bug',
+        subject: 's',
+        message: 'm',
+        email,
+        createdAt: now,
+      });
+      const { insertedIds } = await db
+        .collection('feedback')
+        .insertMany([feedback('Ada@Example.com'), feedback('Bob@Example.com'), feedback('Cy@Example.COM')]);
+      // A run stopped after the first two documents: its place is recorded.
+      await db
+        .collection<{ _id: string; after: unknown; read: number; changed: number }>('data_migrations')
+        .insertOne({ _id: '2026-11-lower-case-feedback-email', after: insertedIds[1], read: 2, changed: 0 });
+      await db.collection('email_events').insertOne({ type: 'sent', provider: 'smtp', createdAt: now });
+
+      const run = await runIndexes(databaseUri);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toContain('  2026-11-lower-case-feedback-email: 3 read, 1 changed, done\n');
+      expect(run.stdout).toContain('  2026-11-email-events-expiry: 1 read, 1 changed, done\n');
+      expect(run.stdout).toMatch(/^5 data migration\(s\) run\.$/m);
+      const emails = (await db.collection('feedback').find().sort({ _id: 1 }).toArray()).map(
+        (doc) => doc.email,
+      );
+      // Resumed after the recorded place: the two before it are the stopped run's business.
+      expect(emails).toEqual(['Ada@Example.com', 'Bob@Example.com', 'cy@example.com']);
+      const [event] = await db.collection('email_events').find().toArray();
+      expect((event.expiresAt as Date).getTime() - now.getTime()).toBe(400 * 86_400_000);
+
+      const again = await runIndexes(databaseUri);
+      expect(again).toMatchObject({ code: 0, stdout: 'Indexes match the schemas: nothing to do.\n' });
+    } finally {
+      await client.close();
+    }
   }, 180_000);
 
   it('exits non-zero on an index with the declared keys and other options, naming it', async () => {

@@ -21,6 +21,7 @@ describe('validateEnv', () => {
       CHAT_DIGEST_CRON: '0 8 * * *',
       EMAIL_JOB_RETENTION_DAYS: 30,
       EMAIL_MESSAGE_RETENTION_DAYS: 180,
+      EMAIL_EVENTS_RETENTION_DAYS: 400,
       CHAT_NOTIFICATION_RETENTION_DAYS: 30,
     });
     expect(env.publicBaseUrl).toBe('http://localhost:3000');
@@ -55,6 +56,8 @@ describe('validateEnv', () => {
     ['EMAIL_JOB_RETENTION_DAYS', '0'],
     ['EMAIL_JOB_RETENTION_DAYS', 'forever'],
     ['EMAIL_MESSAGE_RETENTION_DAYS', '0'],
+    ['EMAIL_EVENTS_RETENTION_DAYS', '0'],
+    ['EMAIL_EVENTS_RETENTION_DAYS', '1y'],
     ['CHAT_NOTIFICATION_RETENTION_DAYS', '1'],
   ])('stops with a message naming %s for %p', (name, value) => {
     expect(() => validateEnv({ APP_SECRET: secret, [name]: value })).toThrow(InvalidEnvironmentError);

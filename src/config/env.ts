@@ -407,6 +407,17 @@ export class Env {
   EMAIL_MESSAGE_RETENTION_DAYS = 180;
 
   /**
+   * Days an e-mail event (`email_events`: sent, delivered, opened, clicked, bounced...) is kept before
+   * MongoDB's TTL monitor removes it. Analytics read their own counters, which stay
+   * (docs/operations/data-retention.md "E-mail events").
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EMAIL_EVENTS_RETENTION_DAYS = 400;
+
+  /**
    * Days a delivered or dead chat notification is kept. At least 2: the daily digest counts the
    * notifications of the 24 hours before it runs.
    */

@@ -2,6 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { retryTransient } from '../common/database/transient-retry';
 import { SuppressionService } from '../email/suppression/suppression.service';
 import { anonymised, anonymisedEvent, erasedAddress } from './contact-anonymisation';
 import { ConsentArchive } from './consent-archive';
@@ -16,7 +17,11 @@ const MAX_ANONYMISE_ATTEMPTS = 10;
 
 /**
  * GDPR delete (docs/architecture.md "GDPR delete"). The steps run in an order that a failure at any point
- * can be retried by sending the delete again, since the record is marked deleted only at the very end:
+ * can be retried by sending the delete again, since the record is marked deleted only at the very end;
+ * the record carries `erasureStartedAt` meanwhile, so ContactErasureSweep finishes an erasure that nobody
+ * sends again (a killed process, a failure the operator did not see). Every step is safe to repeat, and
+ * a transient database failure (an election) repeats it at once:
+ * 0. the record marked as being erased (by whom, since when);
  * 1. a suppression entry (keyed by an HMAC of the address), so nothing more is sent to it, ever;
  * 2. `contact.erased`, awaited: every module storing the address replaces it (e-mail jobs, tickets,
  *    feedback, wants); a listener that fails fails the delete;
@@ -39,12 +44,27 @@ export class ContactErasure {
 
   async erase(id: string, actor: string): Promise<void> {
     const contact = await this.admin.live(id);
-    await this.suppression.suppress({ email: contact.email, reason: 'opt_out', source: GDPR_DELETE_SOURCE });
-    await this.events.emitAsync(ContactEvents.Erased, {
-      contactId: String(contact._id),
-      email: contact.email,
-      placeholder: erasedAddress(String(contact._id)),
-    } satisfies ContactErasedEvent);
+    await retryTransient(() =>
+      this.contacts
+        .updateOne(
+          { _id: contact._id, deletedAt: null },
+          { $set: { erasureStartedAt: new Date(), erasureActor: actor } },
+          { timestamps: false },
+        )
+        .exec(),
+    );
+    await retryTransient(() =>
+      this.suppression.suppress({ email: contact.email, reason: 'opt_out', source: GDPR_DELETE_SOURCE }),
+    );
+    // Every listener is safe to run again (it rewrites what still names the address), so all run again
+    // when one meets a transient failure.
+    await retryTransient(() =>
+      this.events.emitAsync(ContactEvents.Erased, {
+        contactId: String(contact._id),
+        email: contact.email,
+        placeholder: erasedAddress(String(contact._id)),
+      } satisfies ContactErasedEvent),
+    );
     const origin: ChangeOrigin = { source: GDPR_DELETE_SOURCE, actor, reason: 'Personal data erased' };
     const { contact: withdrawn } = await this.people.change(contact, (current) => ({
       change: current.deletedAt ? null : withdrawal(current, origin),
@@ -65,7 +85,11 @@ export class ContactErasure {
         .updateOne(
           { _id: current._id, revision: current.revision, deletedAt: null },
           // The token version goes up with the erasure: the person's end-user tokens end with it.
-          { $set: anonymised(current, new Date()), $inc: { revision: 1, tokenVersion: 1 } },
+          {
+            $set: anonymised(current, new Date()),
+            $unset: { erasureStartedAt: '', erasureActor: '' },
+            $inc: { revision: 1, tokenVersion: 1 },
+          },
         )
         .exec();
       if (updated.modifiedCount === 1) return;

@@ -4,6 +4,7 @@ import { AppsModule } from '../apps/apps.module';
 import { EmailModule } from '../email/email.module';
 import { ConsentArchive } from './consent-archive';
 import { ContactErasure } from './contact-erasure';
+import { ContactErasureSweep } from './contact-erasure-sweep';
 import { ContactsAdminController } from './contacts-admin.controller';
 import { ContactsAdminService } from './contacts-admin.service';
 import { ContactsService } from './contacts.service';
@@ -46,6 +47,7 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
     ContactsService,
     ContactsAdminService,
     ContactErasure,
+    ContactErasureSweep,
     JoinlistService,
     PublicSignups,
     SignupConfirmationComposer,

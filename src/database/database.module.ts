@@ -37,6 +37,11 @@ export interface DatabaseOptions {
    * command, which compares and builds them itself; always off in production (see connectionOptions).
    */
   autoIndex?: boolean;
+  /**
+   * No socket timeout: for `db:indexes`, whose `createIndexes` waits for every voting member and may take
+   * hours on a large collection (docs/operations/running-on-mongodb.md "Index builds").
+   */
+  longCommands?: boolean;
 }
 
 /**
@@ -54,7 +59,11 @@ const HEARTBEAT_MS = 500;
  * SERVER_SELECTION_MS without a writable server, so requests fail fast and workers retry (their writes are
  * retried, never dropped). docs/decisions.md, issues 26 and 35.
  */
-export function connectionOptions(production: boolean, autoIndex: boolean): ConnectOptions {
+export function connectionOptions(
+  production: boolean,
+  autoIndex: boolean,
+  longCommands = false,
+): ConnectOptions {
   return {
     // Reads right after writes (claims, duplicate read-backs) must see them: never a lagging secondary.
     readPreference: 'primary',
@@ -70,7 +79,7 @@ export function connectionOptions(production: boolean, autoIndex: boolean): Conn
     bufferCommands: false,
     // A socket silent this long is dead (a half-open connection after a failover); longer than the slowest
     // single round trip we send. Development keeps the driver's default (no limit).
-    ...(production ? { socketTimeoutMS: 60_000 } : {}),
+    ...(production ? { socketTimeoutMS: longCommands ? 0 : 60_000 } : {}),
     // Production builds indexes with `npm run db:indexes`: start-up sends no index build or collection
     // creation, which on a replica set can wait on a secondary that is down.
     autoIndex: autoIndex && !production,
@@ -131,7 +140,7 @@ export class DatabaseModule {
             const production = config.get('NODE_ENV', { infer: true }) === 'production';
             return {
               uri,
-              ...connectionOptions(production, options.autoIndex ?? true),
+              ...connectionOptions(production, options.autoIndex ?? true, options.longCommands),
               ...queryShapeRecording(),
               // A benchmark counts the commands per request (CommandCountReport).
               ...(countingCommands() ? { monitorCommands: true } : {}),

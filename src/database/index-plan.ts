@@ -1,5 +1,6 @@
 import type { IndexDirection } from 'mongodb';
 import type { Connection } from 'mongoose';
+import { type BuildWatch, buildMissing } from './index-builds';
 
 /** Index options that change what an index does; two indexes on the same keys must agree on these. */
 const COMPARED_OPTIONS = [
@@ -134,16 +135,18 @@ export async function planIndexes(connection: Connection): Promise<CollectionPla
   return plans.sort((a, b) => a.collection.localeCompare(b.collection));
 }
 
-/** Creates what is missing and, with `dropExtra`, drops what no schema declares. */
+/**
+ * Creates what is missing (waiting for a build already under way instead of starting it twice, printing
+ * the server's progress: src/database/index-builds.ts) and, with `dropExtra`, drops what no schema declares.
+ */
 export async function applyPlan(
   connection: Connection,
   plan: CollectionPlan,
   dropExtra: boolean,
+  watch: BuildWatch,
 ): Promise<void> {
   const collection = connection.db!.collection(plan.collection);
-  for (const index of plan.missing) {
-    await collection.createIndex(index.key, index.options);
-  }
+  await buildMissing(connection.db!, plan.collection, plan.missing, watch);
   if (!dropExtra) return;
   for (const index of plan.extra) await collection.dropIndex(index.name);
 }

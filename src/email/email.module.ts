@@ -8,6 +8,7 @@ import { EmailService } from './email.service';
 import { AnalyticsCounters } from './events/analytics-counters';
 import { CampaignCountersRebuild } from './events/campaign-counters-rebuild';
 import { EmailEventLedger } from './events/email-event-ledger';
+import { EventRetention } from './events/event-retention';
 import { ForgedSignatureBudget } from './events/forged-signature-budget';
 import { ANALYTICS_MODELS } from './events/schemas/analytics-models';
 import { SentEvents } from './events/sent-events';
@@ -105,6 +106,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     AnalyticsCounters,
     CampaignCountersRebuild,
     EmailEventLedger,
+    EventRetention,
     SentEvents,
     CampaignHolds,
     SentMessageLookup,

@@ -111,11 +111,20 @@ export class EmailService {
     if (typeof plan.kind !== 'string' || plan.kind.length === 0)
       throw new BadRequestException('kind is required');
     if (plan.kind === 'recipients') assertRecipientsPlan(plan as RecipientsPlan);
+    const stored = plan.kind === 'recipients' ? withNormalisedRecipients(plan as RecipientsPlan) : plan;
     const [job] = await this.store.insert([
-      newJob('email.batch.plan', plan, options, plan.appId, plan.campaignId),
+      newJob('email.batch.plan', stored, options, plan.appId, plan.campaignId),
     ]);
     return job;
   }
+}
+
+/** Recipients lower-cased like every queued address: a GDPR erasure finds them by one index lookup. */
+function withNormalisedRecipients(plan: RecipientsPlan): RecipientsPlan {
+  return {
+    ...plan,
+    recipients: plan.recipients.map((recipient) => ({ ...recipient, to: recipient.to.trim().toLowerCase() })),
+  };
 }
 
 function newJob(

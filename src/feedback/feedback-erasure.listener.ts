@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { sameAddress } from '../common/database/text-pattern';
 import { ContactEvents, type ContactErasedEvent } from '../contacts/contact.events';
 import { Feedback } from './schemas/feedback.schema';
 
 /**
- * GDPR delete of a person: the address they left with feedback (any app, any case) becomes the
- * placeholder; what they wrote is not rewritten.
+ * GDPR delete of a person: the address they left with feedback (any app; stored lower-cased, as the event
+ * carries it) becomes the placeholder, found through its index; what they wrote is not rewritten.
  */
 @Injectable()
 export class FeedbackErasureListener {
@@ -16,8 +15,6 @@ export class FeedbackErasureListener {
 
   @OnEvent(ContactEvents.Erased, { suppressErrors: false })
   async onContactErased({ email, placeholder }: ContactErasedEvent): Promise<void> {
-    await this.feedback
-      .updateMany({ email: sameAddress(email) }, { $set: { email: placeholder } }, { timestamps: false })
-      .exec();
+    await this.feedback.updateMany({ email }, { $set: { email: placeholder } }, { timestamps: false }).exec();
   }
 }

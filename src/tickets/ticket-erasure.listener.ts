@@ -9,7 +9,7 @@ import { Ticket } from './schemas/ticket.schema';
  * GDPR delete of a person (docs/architecture.md "GDPR delete"): their address leaves every ticket of every
  * app, as the customer and as the author of thread messages (whose author name goes too). What they wrote
  * (subject, messages, attachments) is not rewritten. Addresses are stored lower-cased, as the event carries
- * them. A rare operation across apps: it scans rather than keeping an index on the address for it.
+ * them, and each field has an index of its own (an erasure reads only the person's tickets).
  */
 @Injectable()
 export class TicketErasureListener {

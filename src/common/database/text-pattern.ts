@@ -13,11 +13,3 @@ export function literalSource(text: string): string {
 export function containsText(text: string): RegExp {
   return new RegExp(literalSource(text), 'i');
 }
-
-/**
- * Matches exactly this e-mail address in any case, for fields stored as the sender typed them (feedback,
- * wants). Such a match cannot use an index; it serves rare operations such as a GDPR erasure.
- */
-export function sameAddress(email: string): RegExp {
-  return new RegExp(`^${literalSource(email.trim())}$`, 'i');
-}

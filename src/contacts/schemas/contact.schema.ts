@@ -106,6 +106,12 @@ export class Contact {
    * refused on its next request. Absent on records older than the field: read as 0.
    */
   @Prop({ default: 0 }) tokenVersion: number;
+  /**
+   * Set when a GDPR delete starts, removed when it ends (with `deletedAt`): an erasure that a failure or a
+   * killed process left half done is finished by ContactErasureSweep, with the admin who asked for it.
+   */
+  @Prop() erasureStartedAt?: Date;
+  @Prop() erasureActor?: string;
 
   createdAt: Date;
   updatedAt: Date;
@@ -139,3 +145,9 @@ ContactSchema.index({
 for (const category of CONSENT_CATEGORIES) {
   ContactSchema.index({ [`consent.${category}`]: 1, deletedAt: 1, createdAt: -1, _id: -1 });
 }
+// ContactErasureSweep: the erasures started long enough ago that they must have been interrupted (only
+// records with an erasure under way are in it).
+ContactSchema.index(
+  { erasureStartedAt: 1 },
+  { partialFilterExpression: { erasureStartedAt: { $exists: true } } },
+);

@@ -1,11 +1,11 @@
 import { analyseCoverage, type CoverageIndex, formatReport, serves } from './index-coverage';
-import { describeShape, type QueryShape } from './query-shape';
+import { describeShape, type QueryShape, shapesOfCommand } from './query-shape';
 
 const index = (key: [string, number][], options: Partial<CoverageIndex> = {}): CoverageIndex => ({
   collection: 'tickets',
   key,
   unique: false,
-  partial: false,
+  sparse: false,
   ttl: false,
   ...options,
 });
@@ -129,9 +129,78 @@ describe('serves (equality, sort, range)', () => {
   });
 
   it('does not use a sparse index for a shape that does not filter on its first field', () => {
-    const sparse = index([['messageId', 1]], { partial: true });
+    const sparse = index([['messageId', 1]], { sparse: true });
     expect(serves(sparse, shape({ sort: [['messageId', 1]] }))).toBe(false);
     expect(serves(sparse, shape({ equality: ['messageId'] }))).toBe(true);
+  });
+
+  it('never uses a sparse index for $exists: false or null (they match documents it does not hold)', () => {
+    const sparse = index([['claimKey', 1]], { sparse: true, unique: true });
+    const absent = shapesOfCommand('find', { find: 'tickets', filter: { claimKey: { $exists: false } } });
+    const isNull = shapesOfCommand('find', { find: 'tickets', filter: { claimKey: null } });
+    expect(serves(sparse, absent[0])).toBe(false);
+    expect(serves(sparse, isNull[0])).toBe(false);
+    expect(serves(index([['claimKey', 1]]), absent[0])).toBe(true);
+  });
+
+  it('uses a partial index only when the filter implies its expression, whatever field leads', () => {
+    const held = index(
+      [
+        ['campaignId', 1],
+        ['heldAt', 1],
+      ],
+      { partialFilter: { heldAt: { $exists: true } } },
+    );
+    const plans = index([['payload.recipients.to', 1]], { partialFilter: { type: 'email.batch.plan' } });
+    const find = (filter: Record<string, unknown>) =>
+      shapesOfCommand('find', { find: 'tickets', filter }, () => new Set(['type']))[0];
+    // The leading field is filtered, yet documents without heldAt are not in the index.
+    expect(serves(held, find({ campaignId: 'c' }))).toBe(false);
+    expect(serves(held, find({ campaignId: 'c', heldAt: { $exists: true } }))).toBe(true);
+    expect(serves(held, find({ campaignId: 'c', heldAt: { $lte: new Date() } }))).toBe(true);
+    expect(serves(plans, find({ type: 'email.batch.plan', 'payload.recipients.to': 'a@b.c' }))).toBe(true);
+    expect(serves(plans, find({ type: 'email.send', 'payload.recipients.to': 'a@b.c' }))).toBe(false);
+    expect(serves(plans, find({ 'payload.recipients.to': 'a@b.c' }))).toBe(false);
+  });
+
+  it('treats $in with a sort as equality up to 200 points only (beyond, MongoDB sorts in memory)', () => {
+    const byAppCreated = index([
+      ['appId', 1],
+      ['createdAt', -1],
+    ]);
+    const page = (values: number) =>
+      shapesOfCommand('find', {
+        find: 'tickets',
+        filter: { appId: { $in: Array.from({ length: values }, (_, i) => `a${i}`) } },
+        sort: { createdAt: -1 },
+      })[0];
+    expect(serves(byAppCreated, page(200))).toBe(true);
+    expect(page(201).wideIn).toEqual(['appId']);
+    expect(serves(byAppCreated, page(201))).toBe(false);
+    // Walking the sort and checking the values on the way is still served.
+    expect(
+      serves(
+        index([
+          ['createdAt', -1],
+          ['appId', 1],
+        ]),
+        page(201),
+      ),
+    ).toBe(true);
+  });
+
+  it('never serves an unanchored or case-insensitive pattern; an anchored one is a range', () => {
+    const byAppSubject = index([
+      ['appId', 1],
+      ['subject', 1],
+    ]);
+    const find = (subject: unknown) =>
+      shapesOfCommand('find', { find: 'tickets', filter: { appId: 'a', subject } })[0];
+    expect(serves(byAppSubject, find(/^refund/))).toBe(true);
+    expect(serves(byAppSubject, find(/refund/))).toBe(false);
+    expect(serves(byAppSubject, find(/^refund/i))).toBe(false);
+    expect(serves(byAppSubject, find({ $regex: '^refund', $options: 'i' }))).toBe(false);
+    expect(describeShape(find(/refund/i))).toBe('tickets find eq(appId) scan(subject)');
   });
 
   it('never serves a shape with no predicate and no sort', () => {
@@ -220,6 +289,61 @@ describe('analyseCoverage', () => {
   it('names the indexes that serve no shape and the allow-list entries that match none', () => {
     expect(report.unused.map(({ key }) => key[0][0])).toEqual(['expiresAt', 'shopId']);
     expect(report.unmatchedAllowances.map(({ reason }) => reason)).toEqual(['stale']);
+  });
+
+  it('judges counts on their own: no collection entry excuses them, and $elemMatch is never index-only', () => {
+    const contacts = index(
+      [
+        ['subscriptions.appId', 1],
+        ['subscriptions.status', 1],
+      ],
+      {
+        collection: 'contacts',
+      },
+    );
+    const [count] = shapesOfCommand('aggregate', {
+      aggregate: 'contacts',
+      pipeline: [
+        { $match: { subscriptions: { $elemMatch: { appId: 'a', status: 'active' } } } },
+        { $group: { _id: 1, n: { $sum: 1 } } },
+      ],
+    });
+    const [page] = shapesOfCommand('find', {
+      find: 'contacts',
+      filter: { subscriptions: { $elemMatch: { appId: 'a', status: 'active' } } },
+    });
+    expect(count.op).toBe('countDocuments');
+    const whole = { collection: 'contacts', wholeCollection: true as const, reason: 'small' };
+    const judged = analyseCoverage([count, page], [contacts], [whole]);
+    const kinds = Object.fromEntries(judged.shapes.map(({ shape, verdict }) => [shape.op, verdict.kind]));
+    expect(kinds).toEqual({ countDocuments: 'uncovered', find: 'index' });
+    const byShape = { shape: describeShape(count), reason: 'capped count' };
+    expect(analyseCoverage([count], [contacts], [byShape]).shapes[0].verdict.kind).toBe('allowed');
+  });
+
+  it('judges the stages after the first $match and $sort: in memory, allowed one shape at a time', () => {
+    const shapes = shapesOfCommand('aggregate', {
+      aggregate: 'tickets',
+      pipeline: [
+        { $match: { appId: 'a' } },
+        { $facet: { recent: [{ $sort: { createdAt: -1 } }, { $limit: 5 }] } },
+      ],
+    });
+    expect(shapes.map(describeShape)).toEqual([
+      'tickets aggregate eq(appId)',
+      'tickets aggregate-stage sort(createdAt:-1)',
+    ]);
+    const judged = analyseCoverage(
+      shapes,
+      [
+        index([
+          ['appId', 1],
+          ['createdAt', -1],
+        ]),
+      ],
+      [],
+    );
+    expect(judged.shapes.map(({ verdict }) => verdict.kind)).toEqual(['index', 'uncovered']);
   });
 
   it('prints the figures, the uncovered shapes and the allow-list reasons', () => {

@@ -42,6 +42,17 @@ export function inApplicationScope<T>(work: () => T): T {
 let file: string | undefined;
 const recorded = new Set<string>();
 const collectionsWritten = new Set<string>();
+/** Per collection, the fields its partial indexes' filters name: their equality values are kept. */
+const literalFields = new Map<string, Set<string>>();
+
+/** The field names a partial filter expression compares (through `$and`). */
+function filterFields(filter: Record<string, unknown>, into: Set<string>): void {
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(condition)) {
+      for (const clause of condition) filterFields(clause as Record<string, unknown>, into);
+    } else if (!key.startsWith('$')) into.add(key);
+  }
+}
 
 function write(dir: string, record: QueryShapeRecord): void {
   file ??= join(dir, `${process.pid}-${randomBytes(4).toString('hex')}${RECORDING_SUFFIX}`);
@@ -55,13 +66,20 @@ function writeNewCollections(connection: Connection, dir: string): void {
     const collection = connection.models[modelName].collection.collectionName;
     if (collectionsWritten.has(collection)) continue;
     collectionsWritten.add(collection);
-    const indexes = declaredIndexes(connection, modelName).map(({ key, options }): CoverageIndex => ({
-      collection,
-      key: Object.entries(key).map(([field, direction]) => [field, Number(direction)]),
-      unique: Boolean(options.unique),
-      partial: Boolean(options.sparse || options.partialFilterExpression),
-      ttl: options.expireAfterSeconds !== undefined,
-    }));
+    const indexes = declaredIndexes(connection, modelName).map(({ key, options }): CoverageIndex => {
+      const partialFilter = options.partialFilterExpression as Record<string, unknown> | undefined;
+      return {
+        collection,
+        key: Object.entries(key).map(([field, direction]) => [field, Number(direction)]),
+        unique: Boolean(options.unique),
+        sparse: Boolean(options.sparse),
+        ...(partialFilter ? { partialFilter } : {}),
+        ttl: options.expireAfterSeconds !== undefined,
+      };
+    });
+    const fields = new Set<string>();
+    for (const { partialFilter } of indexes) if (partialFilter) filterFields(partialFilter, fields);
+    literalFields.set(collection, fields);
     write(dir, { collection, indexes });
   }
 }
@@ -71,7 +89,9 @@ function recordQueryShapes(connection: Connection, dir: string): Connection {
   connection.getClient().on('commandStarted', (event: CommandStartedEvent) => {
     if (onlyInApplicationScope && !applicationScope.getStore()) return;
     writeNewCollections(connection, dir);
-    for (const shape of shapesOfCommand(event.commandName, event.command)) {
+    for (const shape of shapesOfCommand(event.commandName, event.command, (name) =>
+      literalFields.get(name),
+    )) {
       const key = describeShape(shape);
       if (recorded.has(key)) continue;
       recorded.add(key);

@@ -22,7 +22,10 @@ describe('shapesOfCommand', () => {
         ['createdAt', -1],
         ['_id', -1],
       ],
-      range: ['createdAt', 'subject'],
+      range: ['createdAt'],
+      // A case-insensitive pattern bounds no index; `$exists: false` also matches what a sparse index lacks.
+      scan: ['subject'],
+      mayBeMissing: ['deletedAt'],
     });
   });
 
@@ -32,8 +35,8 @@ describe('shapesOfCommand', () => {
       filter: { deletedAt: null, $or: [{ email: { $regex: '^a' } }, { name: { $regex: '^a' } }] },
     });
     expect(shapes.map(describeShape)).toEqual([
-      'contacts find eq(deletedAt) range(email)',
-      'contacts find eq(deletedAt) range(name)',
+      'contacts find eq(deletedAt) range(email) mayBeMissing(deletedAt)',
+      'contacts find eq(deletedAt) range(name) mayBeMissing(deletedAt)',
     ]);
   });
 
@@ -60,6 +63,8 @@ describe('shapesOfCommand', () => {
     expect(shapes.map(describeShape)).toEqual([
       'email_events aggregate eq(campaignId,type) sort(createdAt:-1)',
       'contacts $lookup eq(_id)',
+      // After $group: filtered in memory, judged on its own.
+      'email_events aggregate-stage range(n)',
     ]);
   });
 

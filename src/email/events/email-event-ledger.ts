@@ -4,6 +4,7 @@ import { Model, Types } from 'mongoose';
 import { classifyBulkWriteFailure, insertedIndexes } from '../../common/database/bulk-writes';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { AnalyticsCounters } from './analytics-counters';
+import { EventRetention } from './event-retention';
 
 /** An event to write; its `_id` is fixed by the caller, so writing it again cannot count it twice. */
 export type NewEmailEvent = Omit<EmailEvent, '_id'> & { _id: Types.ObjectId };
@@ -26,10 +27,12 @@ export class EmailEventLedger {
   constructor(
     @InjectModel(EmailEvent.name) private readonly events: Model<EmailEvent>,
     private readonly counters: AnalyticsCounters,
+    private readonly retention: EventRetention,
   ) {}
 
   /** Writes the events; returns those written now (the others were written before). */
   async append(batch: NewEmailEvent[]): Promise<NewEmailEvent[]> {
+    for (const event of batch) event.expiresAt ??= this.retention.expiresAt(event.createdAt);
     const countInserted = (inserted: Set<number>) => {
       const counted = batch.filter((event, i) => inserted.has(i) || this.lost.has(String(event._id)));
       for (const event of counted) this.lost.delete(String(event._id));

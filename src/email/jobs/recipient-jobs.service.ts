@@ -154,22 +154,21 @@ export class RecipientJobsService {
   }
 
   /**
-   * Inline `recipients` plans list addresses as the caller wrote them: the person leaves every such list.
-   * Plans are few (one per thousand recipients), so they are read by type and matched in any case. A
-   * plan still to run that is left without recipients is cancelled like a message.
+   * The person leaves every inline `recipients` plan (addresses are stored lower-cased and trimmed, as
+   * EmailService.enqueueBatchPlan writes them), found through the plans' own index of recipients. A plan
+   * still to run that is left without recipients is cancelled like a message.
    */
   private async erasePlans(address: string): Promise<void> {
-    const match = new RegExp(`^\\s*${escapeStringRegexp(address)}\\s*$`, 'i');
     const plans = await this.collection
       .find(
-        { type: 'email.batch.plan', 'payload.recipients.to': match },
+        { type: 'email.batch.plan', 'payload.recipients.to': address },
         { projection: { 'payload.recipients': 1 } },
       )
       .toArray();
     const now = new Date();
     const operations: AnyBulkWriteOperation[] = plans.flatMap((plan) => {
       const recipients = ((plan.payload as { recipients: { to: string }[] }).recipients ?? []).filter(
-        (recipient) => !match.test(recipient.to),
+        (recipient) => recipient.to !== address,
       );
       const leave: AnyBulkWriteOperation = {
         updateOne: {

@@ -1,6 +1,7 @@
 import type { Model } from 'mongoose';
 import type { AnalyticsCounters } from '../events/analytics-counters';
 import { EmailEventLedger } from '../events/email-event-ledger';
+import { EventRetention } from '../events/event-retention';
 import { ReplayWindow } from './replay-window';
 import type { EmailEvent } from './schemas/email-event.schema';
 import type { TrackedMessages } from './tracked-messages';
@@ -22,7 +23,11 @@ function scriptedCollection(script: ((docs: { _id: unknown }[]) => void)[]) {
     return Promise.resolve();
   });
   const counted: string[] = [];
-  const ledger = new EmailEventLedger(model, { countOrLog } as unknown as AnalyticsCounters);
+  const ledger = new EmailEventLedger(
+    model,
+    { countOrLog } as unknown as AnalyticsCounters,
+    EventRetention.ofDays(400),
+  );
   return { ledger, stored, insertMany, counted };
 }
 

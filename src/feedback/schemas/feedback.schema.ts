@@ -22,7 +22,8 @@ export class Feedback {
   @Prop({ type: String, enum: FEEDBACK_TYPES, required: true }) type: FeedbackType;
   @Prop({ required: true, maxlength: SUBJECT_MAX }) subject: string;
   @Prop({ required: true, maxlength: MESSAGE_MAX }) message: string;
-  @Prop() email?: string;
+  /** Lower-cased (one spelling per address): a GDPR erasure finds it by one index lookup. */
+  @Prop({ lowercase: true, trim: true }) email?: string;
   @Prop({ type: String, enum: FEEDBACK_STATUSES, default: 'new' }) status: FeedbackStatus;
   @Prop({ type: String, enum: PRIORITIES, default: 'normal' }) priority: Priority;
   createdAt: Date;
@@ -39,3 +40,5 @@ FeedbackSchema.index({ appId: 1, status: 1, createdAt: -1, _id: -1 });
 FeedbackSchema.index({ appId: 1, type: 1, createdAt: -1, _id: -1 });
 // Admin list filtered by priority.
 FeedbackSchema.index({ appId: 1, priority: 1, createdAt: -1, _id: -1 });
+// GDPR erasure: the feedback one address left, in any app (only feedback with an address is in it).
+FeedbackSchema.index({ email: 1 }, { sparse: true });

@@ -52,7 +52,8 @@ export class TicketMessage {
   _id: Types.ObjectId;
   @Prop({ required: true, maxlength: MESSAGE_MAX_LENGTH }) content: string;
   @Prop({ default: false }) isCustomer: boolean;
-  @Prop() authorEmail?: string;
+  /** Lower-cased like the ticket's `email`: a GDPR erasure finds it by one index lookup. */
+  @Prop({ lowercase: true, trim: true }) authorEmail?: string;
   @Prop() authorName?: string;
   @Prop({ required: true }) createdAt: Date;
 }
@@ -101,7 +102,9 @@ TicketSchema.index({ appId: 1, shopId: 1, createdAt: -1, _id: -1 });
 TicketSchema.index({ appId: 1, email: 1, createdAt: -1, _id: -1 });
 // TicketsService.list without appId (GET /tickets, across apps): default sort and date range.
 TicketSchema.index({ createdAt: -1, _id: -1 });
-// GET /tickets across apps filtered by one of status, topic, priority or e-mail, newest first (ticketListFilter).
+// GET /tickets across apps filtered by one of status, topic, priority or e-mail, newest first (ticketListFilter);
+// read backwards, the e-mail one also serves a person's tickets oldest first (data export, GDPR erasure:
+// the address is stored lower-cased).
 for (const field of ['status', 'topic', 'priority', 'email']) {
   TicketSchema.index({ [field]: 1, createdAt: -1, _id: -1 });
 }
@@ -110,3 +113,5 @@ for (const field of ['status', 'topic', 'priority', 'email']) {
 for (const key of ['priorityRank', 'statusRank', 'subject', 'updatedAt']) {
   TicketSchema.index({ [key]: 1, _id: 1 });
 }
+// A GDPR erasure of an address that wrote in other people's threads (multikey on the messages).
+TicketSchema.index({ 'messages.authorEmail': 1 }, { sparse: true });

@@ -30,7 +30,8 @@ export class Want {
   @Prop({ type: String, enum: WANT_STATUSES, default: 'open' }) status: WantStatus;
   @Prop({ type: String, enum: PRIORITIES, default: 'normal' }) priority: Priority;
   @Prop({ default: 0, min: 0 }) voteCount: number;
-  @Prop() authorEmail?: string;
+  /** Lower-cased (one spelling per address): a GDPR erasure finds it by one index lookup. */
+  @Prop({ lowercase: true, trim: true }) authorEmail?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -47,3 +48,5 @@ WantSchema.index({ appId: 1, status: 1, voteCount: -1, createdAt: -1, _id: -1 })
 WantSchema.index({ appId: 1, category: 1, voteCount: -1, createdAt: -1, _id: -1 });
 // sort=newest, and sort=oldest walking it backwards.
 WantSchema.index({ appId: 1, createdAt: -1, _id: -1 });
+// GDPR erasure: the wants one address wrote, in any app (only wants with an author address are in it).
+WantSchema.index({ authorEmail: 1 }, { sparse: true });

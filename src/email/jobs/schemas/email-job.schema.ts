@@ -73,35 +73,54 @@ export class EmailJob {
 }
 
 export const EmailJobSchema = SchemaFactory.createForClass(EmailJob);
+// Each index below names the query shapes it serves as the coverage gate records them
+// (docs/operations/index-coverage.md); reviewed against a recorded run, none served nothing.
+// Shape: email_jobs insert (unique rule) and find eq(idempotencyKey) (an enqueue's duplicates).
 EmailJobSchema.index({ idempotencyKey: 1 }, { unique: true });
 // Claims and outcomes address one job by these keys (equality on a unique index: one lookup, also on the
 // dev database, which scans for any filter that is not exactly an index's fields).
+// Shapes: update eq(claimKey); find eq(lockToken), update eq(lockToken).
 EmailJobSchema.index({ claimKey: 1 }, { unique: true, sparse: true });
 EmailJobSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
 // EmailJobStore.scanDue: status (equality, two values), then the scan's sort (priority desc, scheduledAt
 // asc), then the scheduledAt bound (range on the last sort field), so a scan reads the due jobs in order.
+// Shapes: find eq(status) sort(priority:-1,scheduledAt:1) range(scheduledAt); countDocuments eq(status).
 EmailJobSchema.index({ status: 1, priority: -1, scheduledAt: 1 });
 // The reaper (LeaseQueueStore.reapLapsed) reads the held jobs of each type: status and type are equalities
 // (the lease expiry, judged with the holder's heartbeat, is read from the few held jobs).
+// Shape: find eq(status,type).
 EmailJobSchema.index({ status: 1, type: 1, leaseExpiresAt: 1 });
 // The admin list and statistics filters by campaign (and status: the prefix), and a campaign's recount
 // (EmailJobStore.campaignJobCounts groups by the other three fields, so this index covers it).
+// Shapes: aggregate eq(campaignId); update eq(campaignId,status,type) (CampaignHolds.holdQueued).
 EmailJobSchema.index({ campaignId: 1, status: 1, type: 1, messageId: 1 });
 // The admin list (GET /admin/email-jobs), newest first with `_id` as the page's tie-breaker: by type (and
 // status), by campaign, or unfiltered.
+// Shapes: find eq(status,type) sort(createdAt:-1,_id:-1), countDocuments eq(type); find eq(campaignId)
+// sort(createdAt:-1,_id:-1); find sort(createdAt:-1,_id:-1).
 EmailJobSchema.index({ type: 1, status: 1, createdAt: -1, _id: -1 });
 EmailJobSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 EmailJobSchema.index({ createdAt: -1, _id: -1 });
 // The admin list filtered by status alone (the dead or failed jobs of the whole queue), newest first.
 EmailJobSchema.index({ status: 1, createdAt: -1, _id: -1 });
 // CampaignHolds.release: only held messages are in it, so each release round reads the next held ones.
+// Shape: find eq(campaignId) range(heldAt).
 EmailJobSchema.index(
   { campaignId: 1, heldAt: 1 },
   { partialFilterExpression: { heldAt: { $exists: true } } },
 );
 // SentMessageLookup.findByProviderId: a provider event that names the provider's id only.
+// Shape: find eq(providerMessageId).
 EmailJobSchema.index({ providerMessageId: 1 }, { sparse: true });
 // RecipientJobsService: every job to one address, oldest first (a person's data export, a GDPR erasure).
+// Shapes: find eq(payload.to) sort(createdAt:1); countDocuments eq(payload.to); update eq(payload.to,status).
 EmailJobSchema.index({ 'payload.to': 1, createdAt: 1 });
-// Retention: a finished job is removed at its `expiresAt` (absent, so never removed, until it ends).
+// RecipientJobsService.erasePlans: the inline-recipient plans that name one address (lower-cased when
+// enqueued); only plans are in it. Shape: find eq(payload.recipients.to,type) where(type="email.batch.plan").
+EmailJobSchema.index(
+  { 'payload.recipients.to': 1 },
+  { partialFilterExpression: { type: 'email.batch.plan' } },
+);
+// Retention: a finished job is removed at its `expiresAt` (absent, so never removed, until it ends); the
+// server's TTL monitor is its only reader.
 EmailJobSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0, sparse: true });

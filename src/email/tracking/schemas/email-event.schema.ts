@@ -50,6 +50,8 @@ export class EmailEvent {
   @Prop() resentAfterUnknown?: boolean;
   /** Provider events: the `webhook-id` of the delivery that carried it. */
   @Prop() webhookId?: string;
+  /** `createdAt` + EMAIL_EVENTS_RETENTION_DAYS: the TTL index removes the event then. */
+  @Prop() expiresAt?: Date;
   createdAt: Date;
 }
 
@@ -76,3 +78,6 @@ EmailEventSchema.index({ type: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ provider: 1, createdAt: -1, _id: -1 });
 // No filter: the newest events.
 EmailEventSchema.index({ createdAt: -1, _id: -1 });
+// Retention (EMAIL_EVENTS_RETENTION_DAYS): a date computed at write time keeps the index spec fixed when
+// the setting changes; events written before the field are given one by `npm run db:indexes`.
+EmailEventSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
