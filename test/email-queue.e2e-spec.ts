@@ -532,6 +532,7 @@ describe('E-mail queue, worker and delivery', () => {
         failed: 0,
         dead: 0,
         total: 4,
+        capped: false,
         progress: { pending: 3, processing: 0, completed: 1, failed: 0, dead: 0, total: 4, percentage: 25 },
       });
       const campaign = await viewer.http.get('/admin/email-jobs/stats', { query: { campaignId: 'c-1' } });

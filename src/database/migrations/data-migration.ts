@@ -1,4 +1,5 @@
 import type { AnyBulkWriteOperation, Db, Document, ObjectId } from 'mongodb';
+import { writeAll } from '../../common/database/bulk-writes';
 import { retryTransient } from '../../common/database/transient-retry';
 
 /**
@@ -65,7 +66,7 @@ export async function runMigration(
     const operations = docs.flatMap((doc) => migration.change(doc) ?? []);
     if (operations.length) {
       // Each operation is guarded by the value it replaces: sent again, it changes nothing.
-      await retryTransient(() => collection.bulkWrite(operations, { ordered: false }));
+      await retryTransient(() => writeAll(collection, operations));
     }
     const last = docs[docs.length - 1];
     state = {

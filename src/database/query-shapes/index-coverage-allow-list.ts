@@ -77,11 +77,12 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
   },
   {
     collection: 'contacts',
-    filteredFields: ['email', 'firstName', 'lastName'],
+    filteredFields: ['email', 'firstName', 'lastName', 'consent.*'],
     reason:
-      'admin and subscriber lists: the search is a case-insensitive pattern no index bounds, filtered while ' +
-      'the list walks its newest-first index a page at a time (the count stops at 10,000 matches, and the ' +
-      'request time limit stops a search that finds few)',
+      'admin and subscriber lists: the search is a case-insensitive pattern no index bounds, and a consent ' +
+      'category asked together with a tag is checked on each of the tag’s contacts; filtered while the list ' +
+      'walks its newest-first index a page at a time (the count stops at 10,000 matches, and the request ' +
+      'time limit stops a search that finds few)',
   },
   {
     collection: 'email_jobs',
@@ -89,6 +90,13 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
     reason:
       'admin job list and a recipient’s jobs: status and type take a handful of values each, filtered while ' +
       'the list walks the newest-first index of its campaign, of all jobs, or of the recipient',
+  },
+  {
+    collection: 'email_jobs',
+    countedOutsideIndex: ['type'],
+    reason:
+      'a campaign’s jobs of one type (its messages or its plan jobs): counted over the campaign’s keys of ' +
+      'its `{campaignId, status, type}` index, a few values of type each',
   },
   {
     collection: 'email_events',
