@@ -244,7 +244,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       expect(plan.body.data).toHaveLength(1);
       expect(plan.body.data[0]._id).toBe(sent.body.data.jobId);
       expect(plan.body.data[0].status).toBe('completed');
-    });
+    }, 120_000);
 
     it('personalises each message: variables, text part, unsubscribe headers and tracked links', async () => {
       await seedPeople(1);
@@ -307,7 +307,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       } finally {
         spy.mockRestore();
       }
-    });
+    }, 120_000);
 
     it('ends `failed` when no message could be sent', async () => {
       await seedPeople(1, () => 0);

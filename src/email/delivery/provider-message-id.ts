@@ -4,10 +4,11 @@
  * - SendGrid: `250 Ok: queued as <X-Message-Id>`, the start of its events' `sg_message_id`;
  * - Postmark and others that answer `… queued as <id>`.
  * Mailgun answers without an id (its events name our own Message-ID). Null when the answer names none.
+ * SendGrid's ids are URL-safe base64, so one may begin with `-` or `_`.
  */
 export function providerMessageIdOf(response: unknown): string | null {
   if (typeof response !== 'string') return null;
-  const match = /^250[ -](?:[\d.]+ )?Ok(?::? queued as)?:? ([A-Za-z0-9][\w.@+=-]{5,200})\s*$/i.exec(
+  const match = /^250[ -](?:[\d.]+ )?Ok(?::? queued as)?:? ([\w-][\w.@+=-]{5,200})\s*$/i.exec(
     response.trim(),
   );
   return match ? match[1] : null;
