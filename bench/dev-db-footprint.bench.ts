@@ -19,7 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Collection, MongoClient } from 'mongodb';
-import { Env } from '../src/config/env';
+import { DatabaseEnv } from '../src/database/database.config';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 
 const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 180);
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'devdb-footprint-'));
   const file = join(dir, 'mongo.mv');
   // The heap limit the service gives it (DEV_DATABASE_MAX_HEAP, or the configuration's default).
-  const maxHeap = process.env.DEV_DATABASE_MAX_HEAP ?? new Env().DEV_DATABASE_MAX_HEAP;
+  const maxHeap = process.env.DEV_DATABASE_MAX_HEAP ?? new DatabaseEnv().DEV_DATABASE_MAX_HEAP;
   const database = await startDevDatabase({ file, maxHeap });
   const pid = database.pid;
   console.log(`JVM: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);
