@@ -24,7 +24,7 @@ const WORKER_OPTIONS = {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The e-mail queue's fault rules (docs/decisions.md, "Issue 25: one lease-queue engine"), through the
+ * The e-mail queue's fault rules (docs/decisions/queue-lease-queue-engine.md), through the
  * queue's service API and the real SMTP client against a loopback server.
  */
 describe('E-mail queue under faults', () => {

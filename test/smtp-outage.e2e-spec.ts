@@ -32,7 +32,7 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * An SMTP outage of any length is ordinary failure (docs/decisions.md, "Issue 25: outages of any length"):
+ * An SMTP outage of any length is ordinary failure (docs/decisions/queue-outages.md):
  * an attempt that cannot reach the server does not use up the job's attempts, the worker stops claiming
  * while the server is away (one probe send at a time), and sending resumes by itself when it is back.
  */

@@ -42,7 +42,7 @@ function everyServerRefused(client: MongoClient): Promise<never> {
  * Connects once to the database of `uri` and pings it, or fails with one line naming MONGODB_URI and the
  * hosts (never the credentials): at once when every server refuses the connection, else after `timeoutMs`.
  * Run before Nest builds the application: Mongoose's own connect retries for over a minute and logs each
- * attempt with its stack (docs/decisions.md, issue 26).
+ * attempt with its stack (docs/decisions/operations-cheap-health.md).
  */
 export async function requireReachableDatabase(uri: string, timeoutMs: number): Promise<void> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });

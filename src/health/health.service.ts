@@ -10,7 +10,7 @@ import { readServiceVersion } from './service-version';
 /** Every database call of the probe is bounded by this: a dead server must not hold it for the driver's 5 s. */
 const PROBE_TIMEOUT_MS = 2_000;
 
-/** How often the database figures are refreshed in the background (docs/decisions.md, issue 26). */
+/** How often the database figures are refreshed in the background (docs/decisions/operations-cheap-health.md). */
 export const HEALTH_REFRESH_MS = 10_000;
 
 /** How long a memory reading is reused: `process.memoryUsage()` reads /proc on every call (issue 26). */

@@ -46,7 +46,7 @@ const HOLD_FIELDS = {
 export type HolderCheck = (workerIds: string[], now: Date) => Promise<(workerId: string) => HolderState>;
 
 /**
- * The lease protocol over one kind's collection (docs/decisions.md, issue 25). A job that may be claimed
+ * The lease protocol over one kind's collection (docs/decisions/queue-lease-queue-engine.md). A job that may be claimed
  * carries `claimKey` = `<_id>.<attempts>`; a claim removes it in the same update that sets the holder's
  * `lockToken` and lease, so of several workers racing for one job exactly one wins, and a stale scan
  * (the job claimed and re-scheduled since) takes nothing. Every later write names the holder's token, so a

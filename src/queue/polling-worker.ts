@@ -84,7 +84,7 @@ class MarkNotWrittenError extends Error {
 }
 
 /**
- * The polling-worker base of the lease-queue engine (docs/decisions.md, issue 25). Every `intervalMs` a run
+ * The polling-worker base of the lease-queue engine (docs/decisions/queue-lease-queue-engine.md). Every `intervalMs` a run
  * scans due jobs and works through them with `concurrency` slots: a feed claims the next `concurrency`
  * scanned jobs in one round trip, each slot waits for the rate limiter, runs the job's `@JobHandler` and
  * hands its outcome to a buffer written in batches (retried, never dropped). A run scans again while jobs

@@ -1,6 +1,5 @@
 /**
- * Templates written to cost as much as possible (docs/decisions.md "Issue 33: template cost bounded by
- * construction"), for the tests, the hostile corpus and `npm run bench -- template-compile`. Each fits a
+ * Templates written to cost as much as possible (docs/decisions/security-template-sandbox.md), for the tests, the hostile corpus and `npm run bench -- template-compile`. Each fits a
  * 64 KiB body (the campaign routes' limit).
  */
 

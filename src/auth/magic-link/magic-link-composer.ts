@@ -41,7 +41,7 @@ function jobVariables(message: EmailMessage): MagicLinkJobVariables | null {
  * Renders a sign-in mail when the worker sends it (the `magic-link` message composer): opens the sealed
  * token, builds the link, and words the mail with the app's (or the global) `magic-link` template when one
  * is active, else the built-in text. The job holds the token only sealed and never the rendered body
- * (docs/decisions.md, "Issue 24: secrets in jobs"); the clear link exists only in memory and in the
+ * (docs/decisions/security-secrets-in-jobs.md); the clear link exists only in memory and in the
  * message handed to the transport.
  */
 @Injectable()

@@ -23,7 +23,7 @@ const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 export const EMAIL_ADDRESS_PATTERN = new RegExp(`^${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${TOP_LABEL}$`);
 
 /**
- * The one address rule of the service (docs/decisions.md, issue 24): what every request that names an
+ * The one address rule of the service (docs/decisions/api-email-address-rule.md): what every request that names an
  * address is checked against, and what the e-mail queue accepts as a recipient. It is deliberately
  * narrower than RFC 5322 (no quoted local parts, comments, IP literals or non-ASCII): every address it
  * accepts can be written into an SMTP envelope and a header as is.

@@ -49,7 +49,7 @@ export interface EnqueueOptions {
 }
 
 /**
- * Where the service stops a message before it reaches the queue (docs/decisions.md: limits on sizes); the recipient's
+ * Where the service stops a message before it reaches the queue (docs/decisions/data-retention-and-bounded-documents.md); the recipient's
  * address follows the service's one address rule (`isSendableAddress`).
  */
 export const MESSAGE_LIMITS = {

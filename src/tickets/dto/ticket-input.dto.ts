@@ -68,7 +68,7 @@ export class CreateTicketDto {
 
   /**
    * Named by the spec, but a client cannot supply attachments: they are the files uploaded with the ticket
-   * (multipart `files`), described from the stored file (docs/decisions.md "Issue 24: edges").
+   * (multipart `files`), described from the stored file (docs/decisions/security-edges.md).
    */
   @ApiPropertyOptional({
     type: 'array',

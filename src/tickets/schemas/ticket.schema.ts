@@ -89,7 +89,7 @@ export class Ticket {
 
 export const TicketSchema = SchemaFactory.createForClass(Ticket);
 
-// Only the shapes the code queries often or selectively (docs/decisions.md, "Tickets: indexes"). Each key
+// Only the shapes the code queries often or selectively (docs/decisions/api-tickets.md). Each key
 // ends in `createdAt, _id` (the default sort, ties on `_id`, and the startDate/endDate range), so a default
 // page is read in order. Other filters and sorts narrow by one of these and sort the matches.
 // TicketsService.list (app family, default sort, date range) and TicketStatsService.stats ($match, recent).
