@@ -28,6 +28,28 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
     },
   },
+  // src/common/ is what every feature builds on, so it imports no feature module (only src/config/):
+  // docs/architecture.md "Modules and boundaries". One block per depth, since `../` means a different folder.
+  ...[
+    ['src/common/*.ts', '\\.\\./'],
+    ['src/common/*/*.ts', '\\.\\./\\.\\./'],
+    ['src/common/*/*/*.ts', '\\.\\./\\.\\./\\.\\./'],
+  ].map(([files, up]) => ({
+    files: [files],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^${up}(?!config/)`,
+              message: 'src/common/ imports no feature module: move the shared piece into src/common/.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     // Tests read HTTP responses, whose bodies are untyped JSON by nature (`res.body.data.id`); the
     // assertions are the type check there. Everything else stays on.

@@ -5,7 +5,7 @@
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: '.',
-  testRegex: '(src/.*\\.spec|test/.*\\.e2e-spec)\\.ts$',
+  testRegex: '(src/.*\\.spec|test/.*\\.e2e-spec|test/query-shapes/.*\\.spec)\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',

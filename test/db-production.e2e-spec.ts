@@ -62,7 +62,7 @@ describe('Production database settings and npm run db:indexes', () => {
       .sort();
 
   const runIndexes = (databaseUri: string | undefined, args: string[] = []) => {
-    const script = ['db-indexes.js', join('src', 'db-indexes.js')]
+    const script = [join('cli', 'db-indexes.js'), join('src', 'cli', 'db-indexes.js')]
       .map((name) => join(compiled.dir, name))
       .find((file) => existsSync(file));
     if (!script) throw new Error(`no db-indexes.js in ${compiled.dir}`);

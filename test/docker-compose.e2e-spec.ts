@@ -118,7 +118,7 @@ describe('docker/docker-compose.yml', () => {
 
   it('starts the index run and the api only once the primary is writable, and the api after the indexes', () => {
     expect(indexes.depends_on).toEqual({ mongo: { condition: 'service_healthy' } });
-    expect(indexes.command).toEqual(['node', 'dist/db-indexes.js']);
+    expect(indexes.command).toEqual(['node', 'dist/cli/db-indexes.js']);
     expect(api.depends_on).toEqual({
       mongo: { condition: 'service_healthy' },
       indexes: { condition: 'service_completed_successfully' },

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
+import { BACK_OFFICE_AUDIENCE } from '../common/auth/token-audiences';
 import { SecretKeys } from '../config/secret-keys';
 
 export { TOKEN_ISSUER } from './jwt-options';
-export const BACK_OFFICE_AUDIENCE = 'admin-service:back-office';
+export { BACK_OFFICE_AUDIENCE };
 
 /** Claims of a back-office bearer token. `tv` is the user's token version at signing time. */
 export interface BackOfficeClaims {

@@ -14,8 +14,7 @@ import {
   startDevDatabase,
   withDatabaseName,
 } from './dev-database';
-import { queryShapeRecording } from './query-shapes/query-shape-recorder';
-import { CommandCountReport, countingCommands } from './command-count-report';
+import { observedConnection } from './connection-observers';
 import { DatabaseAvailability } from './database-availability';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
@@ -141,14 +140,12 @@ export class DatabaseModule {
             return {
               uri,
               ...connectionOptions(production, options.autoIndex ?? true, options.longCommands),
-              ...queryShapeRecording(),
-              // A benchmark counts the commands per request (CommandCountReport).
-              ...(countingCommands() ? { monitorCommands: true } : {}),
+              ...observedConnection(),
             };
           },
         }),
       ],
-      providers: [CommandCountReport, DatabaseAvailability],
+      providers: [DatabaseAvailability],
       exports: [DatabaseAvailability],
       global: true,
     };

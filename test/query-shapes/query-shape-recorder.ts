@@ -2,10 +2,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MongooseModuleOptions } from '@nestjs/mongoose';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { declaredIndexes } from '../index-plan';
+import { connectionObservers } from '../../src/database/connection-observers';
+import { declaredIndexes } from '../../src/database/index-plan';
 import type { CoverageIndex } from './index-coverage';
 import { describeShape, shapesOfCommand } from './query-shape';
 import { QUERY_SHAPES_DIR_VARIABLE, type QueryShapeRecord, RECORDING_SUFFIX } from './query-shape-records';
@@ -84,7 +84,7 @@ function writeNewCollections(connection: Connection, dir: string): void {
   }
 }
 
-function recordQueryShapes(connection: Connection, dir: string): Connection {
+function recordQueryShapes(connection: Connection, dir: string): void {
   mkdirSync(dir, { recursive: true });
   connection.getClient().on('commandStarted', (event: CommandStartedEvent) => {
     if (onlyInApplicationScope && !applicationScope.getStore()) return;
@@ -98,15 +98,13 @@ function recordQueryShapes(connection: Connection, dir: string): Connection {
       write(dir, { shape });
     }
   });
-  return connection;
 }
 
-/** The connection options that turn recording on when QUERY_SHAPES_DIR is set; none otherwise. */
-export function queryShapeRecording(): Pick<MongooseModuleOptions, 'monitorCommands' | 'connectionFactory'> {
+/**
+ * Records the queries of every database connection this process opens from now on, when QUERY_SHAPES_DIR is
+ * set: in a Jest worker (test/setup/test-env.ts) and in the processes tests start (preload.js).
+ */
+export function registerQueryShapeRecorder(): void {
   const dir = process.env[QUERY_SHAPES_DIR_VARIABLE];
-  if (!dir) return {};
-  return {
-    monitorCommands: true,
-    connectionFactory: (connection: Connection) => recordQueryShapes(connection, dir),
-  };
+  if (dir) connectionObservers().push((connection) => recordQueryShapes(connection, dir));
 }

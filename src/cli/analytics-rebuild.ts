@@ -1,8 +1,8 @@
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
-import { bootLogger } from './common/logging/log-stream';
-import { ServiceLogger } from './common/logging/service-logger';
-import { CampaignCountersRebuild } from './email/events/campaign-counters-rebuild';
+import { AppModule } from '../app.module';
+import { bootLogger } from '../common/logging/log-stream';
+import { ServiceLogger } from '../common/logging/service-logger';
+import { CampaignCountersRebuild } from '../email/events/campaign-counters-rebuild';
 
 const USAGE = 'Usage: npm run analytics:rebuild -- --campaign <campaignId>';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { judgeRun } from './database/query-shapes/coverage-gate';
-import { latestRun, RECORDINGS_ROOT } from './database/query-shapes/query-shape-records';
+import { judgeRun } from '../test/query-shapes/coverage-gate';
+import { latestRun, RECORDINGS_ROOT } from '../test/query-shapes/query-shape-records';
 
 const USAGE = 'Usage: npm run db:coverage -- [<recordings directory>]';
 

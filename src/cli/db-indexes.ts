@@ -3,10 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { MongoServerError } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { AppModule } from './app.module';
-import { bootLogger } from './common/logging/log-stream';
-import type { AppConfig } from './config/env';
-import { serverWatch } from './database/index-builds';
+import { AppModule } from '../app.module';
+import { bootLogger } from '../common/logging/log-stream';
+import type { AppConfig } from '../config/env';
+import { serverWatch } from '../database/index-builds';
 import {
   applyPlan,
   type CollectionPlan,
@@ -14,9 +14,9 @@ import {
   describeKey,
   type IndexConflict,
   planIndexes,
-} from './database/index-plan';
-import { pendingMigrations, runMigration } from './database/migrations/data-migration';
-import { dataMigrations } from './database/migrations';
+} from '../database/index-plan';
+import { pendingMigrations, runMigration } from '../database/migrations/data-migration';
+import { dataMigrations } from '../database/migrations';
 
 const USAGE = 'Usage: npm run db:indexes -- [--dry-run] [--drop-extra]';
 /** MongoDB's IndexOptionsConflict and IndexKeySpecsConflict: an index of that key or name exists, otherwise. */

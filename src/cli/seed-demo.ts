@@ -1,8 +1,8 @@
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
-import { bootLogger } from './common/logging/log-stream';
-import { ServiceLogger } from './common/logging/service-logger';
-import { type DemoReport, seedDemo } from './demo/demo-seed';
+import { AppModule } from '../app.module';
+import { bootLogger } from '../common/logging/log-stream';
+import { ServiceLogger } from '../common/logging/service-logger';
+import { type DemoReport, seedDemo } from '../demo/demo-seed';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
