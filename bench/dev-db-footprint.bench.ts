@@ -1,9 +1,11 @@
 /**
  * Dev database footprint: does the embedded database (the JVM running mongo-java-server on an H2 file, as
- * `npm start` launches it without MONGODB_URI, DEV_DATABASE_MAX_HEAP included) keep its memory and its file proportional to the data it holds?
+ * `npm start` launches it without MONGODB_URI, DEV_DATABASE_MAX_HEAP included) keep its memory and its file
+ * proportional to the data it holds?
  *
  *   npm run bench -- dev-db-footprint
- *   BENCH_LOAD_S=480 BENCH_IDLE_S=120 npm run bench -- dev-db-footprint   (longer load and idle; defaults 180 s and 90 s)
+ *   BENCH_LOAD_S=480 BENCH_IDLE_S=120 npm run bench -- dev-db-footprint
+ *       (longer load and idle; defaults 180 s and 90 s)
  *   BENCH_LIVE_DOCS=40000 npm run bench -- dev-db-footprint               (a larger live set; default 20,000)
  *
  * A mixed load through the MongoDB driver, shaped like the service's writes: documents of about 3 KB (a

@@ -442,7 +442,8 @@ describe('Chaos: the database killed (-9) mid-campaign and started again on its 
             .collection<{ _id: string; totals: { sent?: number } }>('email_campaign_counters')
             .findOne({ _id: campaignId })
         )?.totals ?? {});
-    // The campaign's analytics are checked against its events once it has finished (a rebuild if they differ).
+    // The campaign's analytics are checked against its events once it has finished (a rebuild if they
+    // differ).
     await waitFor(async () => (await readAnalytics()).sent === sentEventIds.length, {
       timeoutMs: 30_000,
       intervalMs: 250,

@@ -674,7 +674,7 @@ describe('Contacts (admin)', () => {
         }),
       ]);
 
-      // E-mail jobs: the queued one cancelled, every one scrubbed; statuses stay the spec's.
+      // E-mail jobs: the queued one cancelled, every one scrubbed; statuses stay the contract's.
       const queuedJob = await jobById(queued);
       expect(queuedJob).toMatchObject({ status: 'dead', lastError: ERASED_RECIPIENT_ERROR });
       expect(queuedJob.payload).toEqual({

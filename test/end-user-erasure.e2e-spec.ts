@@ -17,7 +17,7 @@ const claimsOf = (jwt: string) =>
   JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
 
 /**
- * Issue 24, defect 11: an end-user token outlived the person's GDPR erasure and carried their address.
+ * Found in a review: an end-user token outlived the person's GDPR erasure and carried their address.
  * Tokens now name the person record and its token version, which an erasure bumps.
  */
 describe('End-user tokens and GDPR erasure', () => {

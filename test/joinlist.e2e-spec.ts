@@ -117,7 +117,8 @@ describe('Joinlist and unsubscribe', () => {
     it('answers a repeat like a first signup, appends nothing, and mails the welcome once', async () => {
       expect((await join({ email: 'ada@example.com', firstName: 'Ada' })).body.alreadySubscribed).toBe(false);
       const again = await join({ email: 'ADA@example.com' });
-      // A public answer does not tell that the address is a subscriber (docs/decisions/security-public-answers.md).
+      // A public answer does not tell that the address is a subscriber
+      // (docs/decisions/security-public-answers.md).
       expect(again.body.alreadySubscribed).toBe(false);
       expect((await person('ada@example.com'))!.consentHistory).toHaveLength(1);
       expect(signups).toHaveLength(1);

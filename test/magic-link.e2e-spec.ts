@@ -423,7 +423,7 @@ describe('Magic link (end-user sign-in)', () => {
 
     it('refuses a bad token instead of ignoring it (401)', async () => {
       const forged = `${(await signIn('ada@example.com')).slice(0, -4)}AAAA`;
-      // A back-office token is passed over instead since issue 27 (test/client-document.e2e-spec.ts).
+      // A back-office token is passed over instead (test/client-document.e2e-spec.ts).
       for (const authorization of [`Bearer ${forged}`, 'Bearer not-a-token', 'Basic dXNlcjpwYXNz']) {
         const res = await backend
           .with({ authorization })

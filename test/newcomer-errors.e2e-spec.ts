@@ -40,7 +40,8 @@ const NODE_MODULES = resolve(__dirname, '..', 'node_modules');
  * How to start a process that file modes apply to. Root may write anywhere, so as root the server runs
  * without root's privileges: setpriv empties its capability sets and the kernel then checks file modes for it
  * as for any user. It stays uid 0, so it still reaches the project wherever that lives (another user, such as
- * nobody, cannot enter a checkout under a directory only root may enter). `skipped` says why it cannot be done.
+ * nobody, cannot enter a checkout under a directory only root may enter). `skipped` says why it cannot be
+ * done.
  */
 function unprivileged(): { prefix: string[]; skipped?: string } {
   if (process.getuid?.() !== 0) return { prefix: [] };

@@ -14,8 +14,9 @@ import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
 import { TEMPLATE_BOMBS } from './helpers/template-bombs';
 
 /**
- * Template cost is bounded by construction (docs/decisions/security-template-sandbox.md): templates compile and render in worker threads with a deadline and a heap, partials,
- * decorators and `log` are refused, and a render over the budget fails alone while the server answers.
+ * Template cost is bounded by construction (docs/decisions/security-template-sandbox.md): templates compile
+ * and render in worker threads with a deadline and a heap, partials, decorators and `log` are refused, and a
+ * render over the budget fails alone while the server answers.
  */
 describe('Template limits', () => {
   let t: TestApp;

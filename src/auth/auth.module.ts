@@ -11,7 +11,9 @@ import { EndUserStrategy } from './end-user/end-user.strategy';
 import { jwtOptions } from './jwt-options';
 import { TokenService } from './token.service';
 
-/** Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here. */
+/**
+ * Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here.
+ */
 @Module({
   imports: [
     JwtModule.registerAsync({ inject: [ConfigService], useFactory: jwtOptions }),

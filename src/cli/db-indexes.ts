@@ -19,7 +19,9 @@ import { pendingMigrations, runMigration } from '../database/migrations/data-mig
 import { dataMigrations } from '../database/migrations';
 
 const USAGE = 'Usage: npm run db:indexes -- [--dry-run] [--drop-extra]';
-/** MongoDB's IndexOptionsConflict and IndexKeySpecsConflict: an index of that key or name exists, otherwise. */
+/**
+ * MongoDB's IndexOptionsConflict and IndexKeySpecsConflict: an index of that key or name exists, otherwise.
+ */
 const CONFLICT_CODES = new Set([85, 86]);
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

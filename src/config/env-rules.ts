@@ -15,7 +15,9 @@ export const toBool = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
 export const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
-/** A cron expression as `@nestjs/schedule` (the `cron` package) reads it: 5 fields, or 6 with seconds first. */
+/**
+ * A cron expression as `@nestjs/schedule` (the `cron` package) reads it: 5 fields, or 6 with seconds first.
+ */
 export const IsCronExpression = () =>
   ValidateBy({
     name: 'isCronExpression',

@@ -50,7 +50,9 @@ export type AppConfig = Omit<Env, 'APP_SECRET'> & { readonly APP_SECRET: string 
 /** Thrown at start-up when the environment is invalid; the message names every offending variable. */
 export class InvalidEnvironmentError extends Error {}
 
-/** The checks that say what kind of value is expected; when one fails, the range checks after it add nothing. */
+/**
+ * The checks that say what kind of value is expected; when one fails, the range checks after it add nothing.
+ */
 const TYPE_CHECKS = ['isInt', 'isBoolean', 'isString', 'isIn'];
 
 /**

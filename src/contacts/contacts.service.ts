@@ -192,10 +192,11 @@ export class ContactsService {
 
   /**
    * A signup from a public form or an app backend, which anyone can send with anyone's address
-   * (docs/decisions/campaigns-joinlist-consent.md). It never overrides the person's own "no": someone who unsubscribed from the app, withdrew
-   * `blog` consent or is on the suppression list (opt-out, bounce, complaint) must confirm by e-mail first
-   * (`confirm`), and so must everyone new when `confirmEveryone` (the app's `features.doubleOptIn`). A
-   * person with no record who must confirm gets none: nothing is stored for an unconfirmed address here.
+   * (docs/decisions/campaigns-joinlist-consent.md). It never overrides the person's own "no": someone who
+   * unsubscribed from the app, withdrew `blog` consent or is on the suppression list (opt-out, bounce,
+   * complaint) must confirm by e-mail first (`confirm`), and so must everyone new when `confirmEveryone` (the
+   * app's `features.doubleOptIn`). A person with no record who must confirm gets none: nothing is stored for
+   * an unconfirmed address here.
    */
   async requestSignUp(input: SignUpInput, policy: { confirmEveryone: boolean }): Promise<SignUpRequest> {
     const signupId = newSignupId();

@@ -16,7 +16,9 @@ export function connectionObservers(): ConnectionObserver[] {
   return (holder[OBSERVERS] ??= []);
 }
 
-/** The connection options that hand each new connection to the observers (with command events); none without. */
+/**
+ * The connection options that hand each new connection to the observers (with command events); none without.
+ */
 export function observedConnection(): Pick<MongooseModuleOptions, 'monitorCommands' | 'connectionFactory'> {
   const observers = connectionObservers();
   if (observers.length === 0) return {};

@@ -4,7 +4,9 @@ import { hostsOf } from '../config/mongodb-uri';
 /** Thrown when the database of MONGODB_URI does not answer at start-up; the message is one line. */
 export class DatabaseUnreachableError extends Error {}
 
-/** The driver's reason, shortened to its first line (a server selection error may list the whole topology). */
+/**
+ * The driver's reason, shortened to its first line (a server selection error may list the whole topology).
+ */
 function reasonOf(error: unknown, uri: string): string {
   const message = error instanceof Error ? error.message : String(error);
   const line = message.split('\n')[0].slice(0, 200);

@@ -33,7 +33,8 @@ export class DatabaseEnv {
 
   /**
    * When the embedded dev database answers a write: `commit` once it is on disk (no acknowledged write is
-   * lost to a crash), `delayed` at once (faster; a crash loses up to about a second of writes). Logged at start.
+   * lost to a crash), `delayed` at once (faster; a crash loses up to about a second of writes). Logged at
+   * start.
    */
   @IsIn(DEV_DATABASE_DURABILITIES)
   DEV_DATABASE_DURABILITY: (typeof DEV_DATABASE_DURABILITIES)[number] = 'commit';

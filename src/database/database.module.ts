@@ -45,7 +45,8 @@ export interface DatabaseOptions {
 
 /**
  * How long an operation waits for a writable server before it fails, in every process: a request whose
- * database is away answers 503 within about this long instead of hanging (docs/decisions/operations-database-away-fail-fast.md).
+ * database is away answers 503 within about this long instead of hanging
+ * (docs/decisions/operations-database-away-fail-fast.md).
  */
 export const SERVER_SELECTION_MS = 1_500;
 
@@ -56,7 +57,8 @@ const HEARTBEAT_MS = 500;
  * Driver settings shared by every process. The driver checks the server every HEARTBEAT_MS, so a lost or
  * returning database is known within about that long (DatabaseAvailability); an operation fails after
  * SERVER_SELECTION_MS without a writable server, so requests fail fast and workers retry (their writes are
- * retried, never dropped). docs/decisions/data-production-database-and-indexes.md, docs/decisions/operations-database-away-fail-fast.md.
+ * retried, never dropped). docs/decisions/data-production-database-and-indexes.md,
+ * docs/decisions/operations-database-away-fail-fast.md.
  */
 export function connectionOptions(
   production: boolean,

@@ -31,7 +31,9 @@ import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
  */
 const IMPORT_BODY = { maxBytes: MAX_BODY_BYTES, maxFields: IMPORT_MAX * 4 + 1 };
 
-/** One app's newsletter subscribers in the back office (GETs for every role, writes for `user` and `admin`). */
+/**
+ * One app's newsletter subscribers in the back office (GETs for every role, writes for `user` and `admin`).
+ */
 @ApiTags('Newsletter')
 @Controller('admin/:appId/newsletter/subscribers')
 @Authenticated(Access.Write)

@@ -46,13 +46,13 @@ const HOLD_FIELDS = {
 export type HolderCheck = (workerIds: string[], now: Date) => Promise<(workerId: string) => HolderState>;
 
 /**
- * The lease protocol over one kind's collection (docs/decisions/queue-lease-queue-engine.md). A job that may be claimed
- * carries `claimKey` = `<_id>.<attempts>`; a claim removes it in the same update that sets the holder's
- * `lockToken` and lease, so of several workers racing for one job exactly one wins, and a stale scan
+ * The lease protocol over one kind's collection (docs/decisions/queue-lease-queue-engine.md). A job that may
+ * be claimed carries `claimKey` = `<_id>.<attempts>`; a claim removes it in the same update that sets the
+ * holder's `lockToken` and lease, so of several workers racing for one job exactly one wins, and a stale scan
  * (the job claimed and re-scheduled since) takes nothing. Every later write names the holder's token, so a
  * holder whose lease was reaped cannot overwrite what happened since. The hot path uses the driver: the
- * filters are built here, never from input, and each step is one round trip for a whole batch (each
- * update is a single lookup in a unique index).
+ * filters are built here, never from input, and each step is one round trip for a whole batch (each update is
+ * a single lookup in a unique index).
  */
 export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   constructor(
@@ -301,7 +301,9 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   }
 }
 
-/** A handed job given up without its outcome: counted on the job, so its view says it may have left before. */
+/**
+ * A handed job given up without its outcome: counted on the job, so its view says it may have left before.
+ */
 function unknownOutcome(job: HeldJob): Document {
   return job.handedAt ? { $inc: { unknownOutcomes: 1 } } : {};
 }

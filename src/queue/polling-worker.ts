@@ -84,15 +84,16 @@ class MarkNotWrittenError extends Error {
 }
 
 /**
- * The polling-worker base of the lease-queue engine (docs/decisions/queue-lease-queue-engine.md). Every `intervalMs` a run
- * scans due jobs and works through them with `concurrency` slots: a feed claims the next `concurrency`
- * scanned jobs in one round trip, each slot waits for the rate limiter, runs the job's `@JobHandler` and
- * hands its outcome to a buffer written in batches (retried, never dropped). A run scans again while jobs
- * are due and this worker still wins some. Lapsed leases are reaped at the start of a run and by a timer of
- * their own, so a busy or stuck run does not stop reaping. A stop is bounded by `shutdownMs`: claimed jobs
- * not started are released at once, jobs in flight finish or are released at the limit. A handler that
- * throws `DependencyUnavailableError` opens the worker's circuit: its job is put back with the attempt not
- * counted, the worker claims nothing more, then probes with one job at a time until the dependency answers.
+ * The polling-worker base of the lease-queue engine (docs/decisions/queue-lease-queue-engine.md). Every
+ * `intervalMs` a run scans due jobs and works through them with `concurrency` slots: a feed claims the next
+ * `concurrency` scanned jobs in one round trip, each slot waits for the rate limiter, runs the job's
+ * `@JobHandler` and hands its outcome to a buffer written in batches (retried, never dropped). A run scans
+ * again while jobs are due and this worker still wins some. Lapsed leases are reaped at the start of a run
+ * and by a timer of their own, so a busy or stuck run does not stop reaping. A stop is bounded by
+ * `shutdownMs`: claimed jobs not started are released at once, jobs in flight finish or are released at the
+ * limit. A handler that throws `DependencyUnavailableError` opens the worker's circuit: its job is put back
+ * with the attempt not counted, the worker claims nothing more, then probes with one job at a time until the
+ * dependency answers.
  */
 export abstract class PollingWorker<
   Job extends LeasedJob,
@@ -147,7 +148,9 @@ export abstract class PollingWorker<
     return undefined as Scan;
   }
 
-  /** Scanned jobs before they are claimed (a kind may read what it needs); by default spread within priority. */
+  /**
+   * Scanned jobs before they are claimed (a kind may read what it needs); by default spread within priority.
+   */
   protected prepareDue(due: Due[], _scan: Scan): Promise<Due[]> {
     return Promise.resolve(spreadWithinPriority(due));
   }

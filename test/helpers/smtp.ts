@@ -11,7 +11,9 @@ export interface ReceivedMail {
   receivedAt: number;
 }
 
-/** What the server answers to a message: accept, or reject with an SMTP code (4xx temporary, 5xx permanent). */
+/**
+ * What the server answers to a message: accept, or reject with an SMTP code (4xx temporary, 5xx permanent).
+ */
 export type SmtpVerdict = { accept: true } | { accept: false; code: number; message: string };
 
 export interface TestSmtpServer {

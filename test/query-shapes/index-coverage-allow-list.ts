@@ -2,8 +2,9 @@ import type { AllowListEntry } from './index-coverage';
 
 /**
  * Query shapes no index serves, on purpose, each with why reading them without one is acceptable
- * (docs/operations/index-coverage.md). Keep it short: an entry belongs here only when what is read stays bounded (a
- * small collection, one app's records, a page walked in index order), never on a path every request takes.
+ * (docs/operations/index-coverage.md). Keep it short: an entry belongs here only when what is read stays
+ * bounded (a small collection, one app's records, a page walked in index order), never on a path every
+ * request takes.
  */
 /** What the ticket lists filter while walking an index: searches (patterns) and few-valued fields. */
 const TICKET_LIST_FILTERS = ['subject', 'message', 'email', 'topic', 'priority', 'messages.content'];

@@ -199,7 +199,9 @@ function directionOf(value: unknown): 1 | -1 | undefined {
   return undefined;
 }
 
-/** The driver sends sorts as objects (or Maps); `$natural` and `$meta` sorts use no index and are left out. */
+/**
+ * The driver sends sorts as objects (or Maps); `$natural` and `$meta` sorts use no index and are left out.
+ */
 export function sortOf(sort: unknown): [string, 1 | -1][] {
   const entries = sort instanceof Map ? [...sort.entries()] : isPlainObject(sort) ? Object.entries(sort) : [];
   const fields: [string, 1 | -1][] = [];

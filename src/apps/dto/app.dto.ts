@@ -3,9 +3,9 @@ import type { App } from '../schemas/app.schema';
 
 /**
  * The admin record of an app (the publishable key is not a secret: browsers send it). The payload also
- * carries `_id` (the storage id, which the spec lists), left out of the document: no route takes it, and
- * generators that camel-case property names turn `_id` and `id` into one name and fail to compile. `id` is
- * the app's identifier everywhere.
+ * carries `_id` (the storage id, which the API contract lists), left out of the document: no route takes it,
+ * and generators that camel-case property names turn `_id` and `id` into one name and fail to compile. `id`
+ * is the app's identifier everywhere.
  */
 @ApiSchema({ description: 'An app record; `id` is the identifier every route takes' })
 export class AppView {

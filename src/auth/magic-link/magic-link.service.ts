@@ -136,8 +136,9 @@ export class MagicLinkService implements BeforeApplicationShutdown {
       language: contact.locale ?? 'en',
       expiresInMinutes: LINK_LIFETIME_MINUTES,
     };
-    // The token travels sealed and the mail is composed when it is sent (docs/decisions/security-secrets-in-jobs.md): the queue never holds a link that signs in. Transactional: the worker checks
-    // suppression only.
+    // The token travels sealed and the mail is composed when it is sent
+    // (docs/decisions/security-secrets-in-jobs.md): the queue never holds a link that signs in.
+    // Transactional: the worker checks suppression only.
     await this.email.enqueueEmail(
       {
         to: contact.email,

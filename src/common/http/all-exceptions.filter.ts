@@ -67,7 +67,9 @@ const FASTIFY_STATUS: Record<string, number> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
 };
 
-/** Validation messages named in an error; the rest are counted, so a body of 1,000 bad fields answers briefly. */
+/**
+ * Validation messages named in an error; the rest are counted, so a body of 1,000 bad fields answers briefly.
+ */
 const LISTED_MESSAGES = 5;
 
 function listOf(messages: unknown[]): string {
@@ -85,7 +87,9 @@ function messageOf(exception: HttpException): string {
   return exception.message;
 }
 
-/** Seconds for `Retry-After`: a 429 decided by the service, a database that is away or a query timeout (503). */
+/**
+ * Seconds for `Retry-After`: a 429 decided by the service, a database that is away or a query timeout (503).
+ */
 function retryAfterOf(exception: unknown): number | undefined {
   if (exception instanceof RetryLaterException) return Math.max(1, Math.ceil(exception.retryAfterSeconds));
   if (isDatabaseUnavailable(exception)) return DATABASE_RETRY_AFTER_S;

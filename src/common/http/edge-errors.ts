@@ -44,7 +44,8 @@ export const MAX_PATH_SEGMENT = 600;
 
 /**
  * Errors of Fastify's router, raised before any hook runs: a path that does not decode (`/tickets/%zz`, 400)
- * and a path segment over 600 characters (414; see `maxParamLength` in app.setup.ts). Answered like every other error.
+ * and a path segment over 600 characters (414; see `maxParamLength` in app.setup.ts). Answered like every
+ * other error.
  */
 export function frameworkErrorHandler(
   error: FastifyError,

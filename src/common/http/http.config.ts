@@ -4,7 +4,9 @@ import { isIP } from 'node:net';
 import { emptyToUndefined, type EnvSection, toInt } from '../../config/env-rules';
 import { PROXY_RANGE_NAMES, trustProxyProductionProblem } from '../../config/trust-proxy';
 
-/** A `redis://` or `rediss://` (TLS) URL with a host, as ioredis reads it; the path, if any, is a db number. */
+/**
+ * A `redis://` or `rediss://` (TLS) URL with a host, as ioredis reads it; the path, if any, is a db number.
+ */
 function isRedisUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
@@ -62,7 +64,9 @@ export class HttpEnv {
   @IsTrustProxy()
   TRUST_PROXY?: string;
 
-  /** Shared storage of the rate-limit counters when several instances run; unset: each process counts alone. */
+  /**
+   * Shared storage of the rate-limit counters when several instances run; unset: each process counts alone.
+   */
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsRedisUrl()

@@ -117,8 +117,8 @@ async function resolved(value: Resolvable<number>, context: ExecutionContext, wh
  *
  * A route's limits are read from its metadata once, at its first request (`limitsOf`): the library's guard
  * asked the Reflector eleven times and awaited six promises on every request for values fixed when the route
- * was declared (docs/decisions/api-nest-route-cost.md). Counting stays the storage's (`increment`, in Redis with
- * REDIS_URL), and the answers stay the library's: its X-RateLimit-* headers, its 429 message.
+ * was declared (docs/decisions/api-nest-route-cost.md). Counting stays the storage's (`increment`, in Redis
+ * with REDIS_URL), and the answers stay the library's: its X-RateLimit-* headers, its 429 message.
  */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {

@@ -103,10 +103,10 @@ export type NotFoundMessages = Record<string, string>;
 
 /**
  * Statuses every route can answer, whatever its decorators say: 429 (the global limiter) and 500 everywhere;
- * 400 (malformed JSON, validation), 413 (body limit) and 415 (content type) where there is a body; 400
- * where there are query parameters (unknown ones are refused); 400, 404 and 414 where there are path
- * parameters (a record they name may not exist; the router refuses malformed or overlong ones). Then every error response gets the error schema and
- * an example message of its status.
+ * 400 (malformed JSON, validation), 413 (body limit) and 415 (content type) where there is a body; 400 where
+ * there are query parameters (unknown ones are refused); 400, 404 and 414 where there are path parameters (a
+ * record they name may not exist; the router refuses malformed or overlong ones). Then every error response
+ * gets the error schema and an example message of its status.
  */
 export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMessages): void {
   for (const { operation } of operationsOf(document)) {
@@ -125,7 +125,8 @@ export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMe
     for (const [code, response] of Object.entries(operation.responses)) {
       const status = Number(code);
       if (status < 400 || !ERRORS[status] || !response || '$ref' in response) continue;
-      // Keep a route's own example (`@ApiErrorMessage`) and description when it says more than the generic one.
+      // Keep a route's own example (`@ApiErrorMessage`) and description when it says more than the generic
+      // one.
       const ownExample = (response.content?.['application/json']?.example as { error?: unknown } | undefined)
         ?.error;
       const example =
@@ -214,7 +215,8 @@ const SAMPLE_BY_FORMAT: Record<string, string> = {
 /**
  * A value the schema accepts, from its example, default, first enum value or format; else nothing. A string
  * without any of those gets no made-up text (staff would send it as is) and an id none (it would be a 404):
- * an optional one is left out, and a body with a required one keeps no example, which the OpenAPI tests catch.
+ * an optional one is left out, and a body with a required one keeps no example, which the OpenAPI tests
+ * catch.
  */
 function sampleOf(
   schema: SchemaObject | ReferenceObject | undefined,

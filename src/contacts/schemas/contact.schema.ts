@@ -38,7 +38,8 @@ export const CONSENT_HISTORY_WINDOW = 50;
 
 /**
  * One entry of the consent ledger. Entries are only ever appended ($push, see ContactsService.change); the
- * one exception is a GDPR delete, which replaces their personal data (actor, IP, referral URL) by placeholders.
+ * one exception is a GDPR delete, which replaces their personal data (actor, IP, referral URL) by
+ * placeholders.
  */
 @Schema({ _id: false })
 export class ConsentEvent {

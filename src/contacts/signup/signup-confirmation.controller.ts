@@ -18,9 +18,9 @@ const FORM_BYTES = 1024;
 const FORM_FIELDS = 10;
 
 /**
- * The link of a signup confirmation mail (docs/decisions/campaigns-joinlist-consent.md). GET shows a page with a
- * button and changes nothing (the same page for any token); the button's POST confirms. No credentials:
- * the signed token is the whole request.
+ * The link of a signup confirmation mail (docs/decisions/campaigns-joinlist-consent.md). GET shows a page
+ * with a button and changes nothing (the same page for any token); the button's POST confirms. No
+ * credentials: the signed token is the whole request.
  */
 @ApiTags('Joinlist')
 @Controller('joinlist/confirm')

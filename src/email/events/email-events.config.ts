@@ -31,7 +31,10 @@ function isEcPublicKey(base64: string): boolean {
   }
 }
 
-/** The provider whose webhooks report deliveries, bounces and complaints, its secrets, and how long events stay. */
+/**
+ * The provider whose webhooks report deliveries, bounces and complaints, its secrets, and how long events
+ * stay.
+ */
 export class EmailEventsEnv {
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -53,7 +53,9 @@ export class CampaignHolds {
     return hold !== null && hold.releasedAt === null;
   }
 
-  /** Makes the campaign's held messages due now and keeps the guard from holding it again; returns how many. */
+  /**
+   * Makes the campaign's held messages due now and keeps the guard from holding it again; returns how many.
+   */
   async release(campaignId: string): Promise<number> {
     const now = new Date();
     await this.holds.updateOne({ _id: campaignId }, { $set: { releasedAt: now } }).exec();

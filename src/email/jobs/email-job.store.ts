@@ -74,7 +74,9 @@ export interface CampaignJobCounts {
   total: number;
   sent: number;
   failed: number;
-  /** Of `failed`: completed without being handed over (suppressed by then, or an address the rule refuses). */
+  /**
+   * Of `failed`: completed without being handed over (suppressed by then, or an address the rule refuses).
+   */
   skipped: number;
 }
 
@@ -107,10 +109,11 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
   }
 
   /**
-   * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids
-   * for known keys: a job's, or the message ledger's once the job has expired). Throws when the insert
-   * failed other than by duplicate keys (bulk-writes.ts): the caller's batch is retried as a whole. Four round trips at most:
-   * the ledger's key lookup, one unordered insert, one lookup of the duplicates, the ledger's insert.
+   * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids for
+   * known keys: a job's, or the message ledger's once the job has expired). Throws when the insert failed
+   * other than by duplicate keys (bulk-writes.ts): the caller's batch is retried as a whole. Four round trips
+   * at most: the ledger's key lookup, one unordered insert, one lookup of the duplicates, the ledger's
+   * insert.
    */
   async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
     const now = new Date();

@@ -26,7 +26,9 @@ import type { EmailMessage } from './email-message';
 import type { JobOutcome } from './email-job.store';
 import type { EmailJob } from './schemas/email-job.schema';
 
-/** A failure that another attempt cannot fix (unknown template, a 5xx answer): the job goes `dead` at once. */
+/**
+ * A failure that another attempt cannot fix (unknown template, a 5xx answer): the job goes `dead` at once.
+ */
 export class PermanentDeliveryError extends Error {}
 
 /**

@@ -25,13 +25,13 @@ export interface CampaignPlan extends BatchPlan {
  * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience in `_id` order
  * with one database cursor, PLAN_BATCH_SIZE people at a time: records people whose stored address breaks the
  * address rule as skipped (`EmailService.recordSkipped`: a finished job each, counted as `failed`), skips
- * suppressed addresses (one query per batch), queues each person's message (address, variables, unsubscribe link: `CampaignComposer` renders
- * it with its tracking links when it is sent) with idempotency keys `campaign:<id>:<person>` in one insert
- * per batch, then checkpoints the last `_id` on the campaign, only once the batch's insert was
- * acknowledged (an insert whose outcome is unknown throws: bulk-writes.ts). A plan that dies or fails is run
- * again by the engine and resumes after the checkpoint: the batch in flight is queued again, and its keys
- * turn it into no new message (no duplicate, no gap). The campaign's figures are counted from the queue (`CampaignProgress`),
- * so they are exact whatever happened in between.
+ * suppressed addresses (one query per batch), queues each person's message (address, variables, unsubscribe
+ * link: `CampaignComposer` renders it with its tracking links when it is sent) with idempotency keys
+ * `campaign:<id>:<person>` in one insert per batch, then checkpoints the last `_id` on the campaign, only
+ * once the batch's insert was acknowledged (an insert whose outcome is unknown throws: bulk-writes.ts). A
+ * plan that dies or fails is run again by the engine and resumes after the checkpoint: the batch in flight is
+ * queued again, and its keys turn it into no new message (no duplicate, no gap). The campaign's figures are
+ * counted from the queue (`CampaignProgress`), so they are exact whatever happened in between.
  */
 @Injectable()
 export class CampaignPlanner {

@@ -131,10 +131,11 @@ export class CampaignsService {
 
   /**
    * One copy of a draft to `email`, subject marked as a test: to a user of this service, or within the
-   * sender's small budget for other addresses (CampaignTestRecipients). Sent like a campaign message
-   * (the recipient's unsubscribe link in `{{unsubscribeUrl}}` and in the `List-Unsubscribe` headers) but
-   * transactional (suppression only, docs/decisions/campaigns-people-joinlist-unsubscribe.md), without tracking, and not in the statistics.
-   * Only a draft: once sent, its content is fixed and a copy proofs nothing.
+   * sender's small budget for other addresses (CampaignTestRecipients). Sent like a campaign message (the
+   * recipient's unsubscribe link in `{{unsubscribeUrl}}` and in the `List-Unsubscribe` headers) but
+   * transactional (suppression only, docs/decisions/campaigns-people-joinlist-unsubscribe.md), without
+   * tracking, and not in the statistics. Only a draft: once sent, its content is fixed and a copy proofs
+   * nothing.
    */
   async test(appId: string, id: string, email: string, userId: string): Promise<{ jobId: string }> {
     const campaign = await this.get(appId, id);

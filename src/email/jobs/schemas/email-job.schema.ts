@@ -47,7 +47,10 @@ export class EmailJob {
   @Prop({ required: true }) scheduledAt: Date;
   @Prop() startedAt?: Date;
   @Prop() completedAt?: Date;
-  /** Set when the job ends (`completed` or `dead`): the TTL index removes it then (`EMAIL_JOB_RETENTION_DAYS`). */
+  /**
+   * Set when the job ends (`completed` or `dead`): the TTL index removes it then
+   * (`EMAIL_JOB_RETENTION_DAYS`).
+   */
   @Prop() expiresAt?: Date;
   /**
    * `<_id>.<attempts>` while the job may be claimed (pending or failed), absent otherwise. A worker claims
@@ -55,7 +58,10 @@ export class EmailJob {
    * from claiming a job that has been claimed and re-scheduled since.
    */
   @Prop({ select: false }) claimKey?: string;
-  /** The holder's token (one per claim) and lease: only the holder may finish the job; a lapsed lease is reaped. */
+  /**
+   * The holder's token (one per claim) and lease: only the holder may finish the job; a lapsed lease is
+   * reaped.
+   */
   @Prop({ select: false }) lockToken?: string;
   @Prop() leaseExpiresAt?: Date;
   /** The holding process (its heartbeat in `queue_workers`): a reaper recovers the job once that lapses. */

@@ -46,7 +46,9 @@ export class Campaign {
   @Prop({ type: [String], default: [] }) links: string[];
   /** The `email.batch.plan` job that fans the campaign out. */
   @Prop({ type: String, default: null }) planJobId: string | null;
-  /** The plan's checkpoint: the last person (`_id`) whose message is queued; a resumed plan starts after it. */
+  /**
+   * The plan's checkpoint: the last person (`_id`) whose message is queued; a resumed plan starts after it.
+   */
   @Prop({ type: String, default: null }) planCursor: string | null;
   /** The plan has queued every message (the campaign completes once the plan job is recorded `completed`). */
   @Prop({ default: false }) planned: boolean;
