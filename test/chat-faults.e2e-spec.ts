@@ -25,7 +25,7 @@ describe('Chat delivery while the endpoint refuses or hangs', () => {
   let admin: Session;
   let app: App;
   let ip = 0;
-  // Retries wait a minute: one run makes one attempt, however slow the machine (makeRetriesDue ends the wait).
+  // Retries wait a minute: one run makes one attempt however slow the machine (makeRetriesDue ends the wait).
   const options = testDeliveryOptions({ timeoutMs: 400, backoff: RETRY_WAIT_MS });
   const sockets = new Set<Socket>();
   let server: Server | undefined;

@@ -21,7 +21,7 @@ describe('GET /health costs the database nothing per request', () => {
   });
   afterAll(() => t.close());
 
-  it('answers 50 calls without a count or ping of their own (only the background refreshes count)', async () => {
+  it('answers 50 calls without a count or ping of their own (only background refreshes count)', async () => {
     commands.length = 0;
     const started = Date.now();
     for (let i = 0; i < 50; i += 1) {

@@ -92,7 +92,7 @@ describe('E-mail queue under faults', () => {
     smtp.answerWaiting();
   }, 90_000);
 
-  it('stops at WORKER_SHUTDOWN_MS and releases a job still waiting for its turn, attempt not counted', async () => {
+  it('stops at WORKER_SHUTDOWN_MS, releasing a job waiting for its turn, attempt not counted', async () => {
     process.env.WORKER_SHUTDOWN_MS = '1000';
     // One message a minute: the second job waits in the rate limiter, never handed to the transport.
     const app = await start({

@@ -18,9 +18,9 @@ const START_LIMIT_MS = 120_000;
 /**
  * The set-up every test file that sends e-mail shares: a real SMTP server (test/helpers/smtp.ts),
  * `SMTP_URL` and `env` set, the real app started on them; before each test the database emptied and the
- * received mail and attempts forgotten; after the file the app and the server closed and the environment put back.
- * Call it first in a describe (its hooks then run before the file's own); `t` and `smtp` are there once
- * its beforeAll has run.
+ * received mail and attempts forgotten; after the file the app and the server closed and the environment
+ * put back. Call it first in a describe (its hooks then run before the file's own); `t` and `smtp` are
+ * there once its beforeAll has run.
  */
 export function useMailApp(options: MailAppOptions = {}): MailApp {
   const { env = {}, ...appOptions } = options;
