@@ -8,6 +8,7 @@ import { resolveLogFormat } from '../src/common/logging/log-format';
 import { freePort } from './helpers/api-process';
 import { createTestApp, type TestApp } from './helpers/app';
 import { compileWorker, type CompiledWorker } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -45,9 +46,7 @@ describe('Access log: one short line per request', () => {
 
   /** The access line is written once the answer is sent, so it may follow the response by a moment. */
   async function accessLine(): Promise<{ raw: string; line: LogLine }> {
-    for (let i = 0; i < 100 && accessLines().length === 0; i += 1) {
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    await waitFor(() => accessLines().length > 0, { intervalMs: 10, describe: () => 'no access line' });
     expect(accessLines()).toHaveLength(1);
     return accessLines()[0];
   }

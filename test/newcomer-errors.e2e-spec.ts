@@ -17,6 +17,7 @@ import { seedApp } from './helpers/factories';
 import { createSessions, type Session } from './helpers/session';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
 import { compileWorker, killAll, type CompiledWorker } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -267,9 +268,7 @@ describe('Log lines a newcomer can act on', () => {
 
   /** The access line is written once the answer is sent, so it may follow the response by a moment. */
   async function accessLine(): Promise<LogLine> {
-    for (let i = 0; i < 100 && accessLines().length === 0; i += 1) {
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    await waitFor(() => accessLines().length > 0, { intervalMs: 10, describe: () => 'no access line' });
     expect(accessLines()).toHaveLength(1);
     return accessLines()[0];
   }
