@@ -179,7 +179,7 @@ describe('The server process log', () => {
     // Nest's line per module and per route are debug lines: the start-up an operator reads is short.
     expect(lines.filter((line) => line.context === 'RouterExplorer')).toEqual([]);
     expect(lines.length).toBeLessThan(20);
-  }, 60_000);
+  });
 
   it('writes readable lines with LOG_FORMAT=pretty', async () => {
     const { stdout } = await runServer({ LOG_FORMAT: 'pretty' });
@@ -187,7 +187,7 @@ describe('The server process log', () => {
     expect(stdout).toMatch(/INFO: GET \/health 200 [\d.]+ ms/);
     // No terminal here: no colours either.
     expect(stdout).not.toContain('\u001b[');
-  }, 60_000);
+  });
 
   it('reports a bad setting as one fatal line naming it', async () => {
     const child = spawn(process.execPath, [build.mainJs], {
@@ -206,5 +206,5 @@ describe('The server process log', () => {
     const [line, ...rest] = stdout.trim().split('\n');
     expect(rest).toEqual([]);
     expect(JSON.parse(line)).toMatchObject({ level: 60, msg: expect.stringContaining('LOG_FORMAT') });
-  }, 60_000);
+  });
 });

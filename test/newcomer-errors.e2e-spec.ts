@@ -154,7 +154,7 @@ describe('Start-up errors a newcomer can act on', () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  });
 
   it('a second instance on the same DATA_DIR: one line naming DATA_DIR, no Java stack', async () => {
     const dataDir = tempDir();
@@ -211,7 +211,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(result.code).toBe(1);
     expect(result.lines).toHaveLength(1);
     expect(result.lines[0].msg).toMatch(/^Invalid configuration: DATA_DIR: cannot create or write .*ENOTDIR/);
-  }, 60_000);
+  });
 
   it('a bad value: one message per variable', async () => {
     const one = await boot({ PORT: 'abc', DATA_DIR: tempDir() });
@@ -224,7 +224,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(two.lines.map((line) => line.msg)).toEqual([
       'Invalid configuration:\n  PORT: must be an integer number\n  BCRYPT_COST: must be an integer number',
     ]);
-  }, 60_000);
+  });
 });
 
 const WORKER_OPTIONS: EmailWorkerOptions = {

@@ -12,9 +12,6 @@ export interface MailAppOptions extends TestAppOptions {
   env?: Record<string, string>;
 }
 
-/** Starting the app may take longer than Jest's 30 s on a loaded machine; the limit is a safety net. */
-const START_LIMIT_MS = 120_000;
-
 /**
  * The set-up every test file that sends e-mail shares: a real SMTP server (test/helpers/smtp.ts),
  * `SMTP_URL` and `env` set, the real app started on them; before each test the database emptied and the
@@ -30,7 +27,7 @@ export function useMailApp(options: MailAppOptions = {}): MailApp {
     fixture.smtp = await startSmtpServer();
     restoreEnv = setEnv({ SMTP_URL: fixture.smtp.url, ...env });
     fixture.t = await createTestApp(appOptions);
-  }, START_LIMIT_MS);
+  });
   afterAll(async () => {
     await fixture.t?.close();
     await fixture.smtp?.close();

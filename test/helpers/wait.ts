@@ -4,8 +4,14 @@
  * times what a loaded 2-core machine needs) and never what the test asserts.
  */
 
-/** A generous safety net for one wait: far above what a loaded machine needs, below Jest's own limits. */
-export const SAFETY_DEADLINE_MS = 20_000;
+/** A generous safety net for one wait: far above what a loaded machine needs, below Jest's test limit. */
+export const SAFETY_DEADLINE_MS = 60_000;
+
+/**
+ * For a stop given WORKER_SHUTDOWN_MS of 1 s: ending before this shows the setting was used, since without
+ * it a stop waits up to the 30 s default.
+ */
+export const BELOW_DEFAULT_SHUTDOWN_MS = 25_000;
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
