@@ -23,12 +23,17 @@ export function useMailApp(options: MailAppOptions = {}): MailApp {
   const { env = {}, ...appOptions } = options;
   const fixture = {} as MailApp;
   let restoreEnv: () => void = () => undefined;
-  beforeAll(async () => {
+  let starting: Promise<void> = Promise.resolve();
+  const start = async () => {
     fixture.smtp = await startSmtpServer();
     restoreEnv = setEnv({ SMTP_URL: fixture.smtp.url, ...env });
     fixture.t = await createTestApp(appOptions);
-  });
+  };
+  beforeAll(() => (starting = start()));
   afterAll(async () => {
+    // A start that outlived Jest's limit still ends later: wait for it, or the app it starts is never
+    // closed and keeps the test worker alive ("a worker process has failed to exit gracefully").
+    await starting.catch(() => undefined);
     await fixture.t?.close();
     await fixture.smtp?.close();
     restoreEnv();
