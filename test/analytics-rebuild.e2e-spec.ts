@@ -186,7 +186,7 @@ describe('Analytics counters: retried writes and the rebuild command', () => {
         expect(run.exit.code).toBe(2);
         expect(run.output).toContain('Usage: npm run analytics:rebuild -- --campaign <campaignId>');
       }
-    }, 60_000);
+    });
 
     const runRebuild = async (args: string[]) => {
       const script = [join('cli', 'analytics-rebuild.js'), join('src', 'cli', 'analytics-rebuild.js')]

@@ -200,5 +200,5 @@ describe('Production database settings and npm run db:indexes', () => {
     const run = await runIndexes(undefined);
     expect(run.code).not.toBe(0);
     expect(`${run.stdout}${run.stderr}`).toContain('MONGODB_URI');
-  }, 60_000);
+  });
 });

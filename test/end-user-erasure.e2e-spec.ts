@@ -2,11 +2,12 @@ import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
 import { Contact } from '../src/contacts/schemas/contact.schema';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
-import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const decoded = (mail: ReceivedMail) =>
   mail.raw
@@ -31,20 +32,12 @@ describe('End-user tokens and GDPR erasure', () => {
   let client = 0;
   const fresh = () => ({ headers: { 'x-forwarded-for': `10.24.11.${(client += 1) % 250}` } });
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    t = await createTestApp();
+  const mailApp = useMailApp();
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.SMTP_URL;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
-    smtp.received.length = 0;
     admin = await createSession(t);
     appId = (await seedApp(t)).id;
     backend = t.http.with({ 'x-api-key': (await seedApiKey(t, appId)).value });

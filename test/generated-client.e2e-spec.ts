@@ -104,7 +104,7 @@ describe('A client generated from /docs-json', () => {
     await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const document = await (await fetch(`${baseUrl}/docs-json`)).text();
     await writeFile(join(dir, 'openapi.json'), document);
-  }, 60_000);
+  });
   afterAll(async () => {
     await t.close();
     if (dir) await rm(dir, { recursive: true, force: true });

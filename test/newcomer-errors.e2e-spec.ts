@@ -17,6 +17,7 @@ import { seedApp } from './helpers/factories';
 import { createSessions, type Session } from './helpers/session';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
 import { compileWorker, killAll, type CompiledWorker } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -154,7 +155,7 @@ describe('Start-up errors a newcomer can act on', () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  });
 
   it('a second instance on the same DATA_DIR: one line naming DATA_DIR, no Java stack', async () => {
     const dataDir = tempDir();
@@ -211,7 +212,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(result.code).toBe(1);
     expect(result.lines).toHaveLength(1);
     expect(result.lines[0].msg).toMatch(/^Invalid configuration: DATA_DIR: cannot create or write .*ENOTDIR/);
-  }, 60_000);
+  });
 
   it('a bad value: one message per variable', async () => {
     const one = await boot({ PORT: 'abc', DATA_DIR: tempDir() });
@@ -224,7 +225,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(two.lines.map((line) => line.msg)).toEqual([
       'Invalid configuration:\n  PORT: must be an integer number\n  BCRYPT_COST: must be an integer number',
     ]);
-  }, 60_000);
+  });
 });
 
 const WORKER_OPTIONS: EmailWorkerOptions = {
@@ -268,9 +269,7 @@ describe('Log lines a newcomer can act on', () => {
 
   /** The access line is written once the answer is sent, so it may follow the response by a moment. */
   async function accessLine(): Promise<LogLine> {
-    for (let i = 0; i < 100 && accessLines().length === 0; i += 1) {
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    await waitFor(() => accessLines().length > 0, { intervalMs: 10, describe: () => 'no access line' });
     expect(accessLines()).toHaveLength(1);
     return accessLines()[0];
   }
