@@ -150,8 +150,9 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
 }
 
 /**
- * Retries with exponential backoff until `maxAttempts` (read at each failure, so a test's changed options
- * apply); a refusal no retry can change is a PermanentJobError (WebhookRefusedError, DestinationRefusedError).
+ * Retries with exponential backoff until `maxAttempts` (read at each failure, so a test's changed
+ * options apply); a refusal no retry can change is a PermanentJobError (WebhookRefusedError,
+ * DestinationRefusedError).
  */
 export function chatRetry(options: ChatDeliveryOptions): RetryPolicy<ChatNotification> {
   return { maxAttempts: () => options.maxAttempts, backoff: () => options.backoff };

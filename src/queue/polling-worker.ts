@@ -144,7 +144,8 @@ export abstract class PollingWorker<
     const failed = failedAttempt(this.store.kind.retry, job, error);
     if (failed.status === 'dead') {
       this.logger.warn(
-        `${this.store.kind.name} job ${String(job._id)} is dead after ${job.attempts} attempt(s): ${failed.error}`,
+        `${this.store.kind.name} job ${String(job._id)} is dead after ${job.attempts} attempt(s): ` +
+          failed.error,
       );
     }
     // A kind's outcomes include the two of a failed attempt (checked where the kind is declared).

@@ -17,7 +17,7 @@ import {
   type EmailJobStatus,
   type EmailJobType,
 } from './schemas/email-job.schema';
-import { isPermanentSendError } from './send-email.handler';
+import { isPermanentSendError } from './send-failures';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from './worker-options';
 
 export interface NewJob {
