@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ComposerHandler, type ComposedContent } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { JobSecrets } from '../../email/jobs/job-secrets';
-import { PermanentDeliveryError } from '../../email/jobs/send-email.handler';
+import { PermanentJobError } from '../../queue/retry-policy';
 import { EmailTemplatesService } from '../../email/templates/email-templates.service';
 import {
   defaultMagicLinkContent,
@@ -69,7 +69,7 @@ export class MagicLinkComposer {
     try {
       return { ...(await this.templates.render(template, { ...variables })), sender: template.sender };
     } catch (error) {
-      throw new PermanentDeliveryError(
+      throw new PermanentJobError(
         `Template "${MAGIC_LINK_TEMPLATE}" failed to render: ${(error as Error).message}`,
       );
     }
