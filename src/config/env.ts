@@ -18,6 +18,7 @@ import {
 import { validateCronExpression } from 'cron';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
 import { dataDirProblem } from './data-dir';
@@ -461,21 +462,23 @@ const PRODUCTION_MIN_BCRYPT_COST = 10;
 
 /**
  * Production runs on a MongoDB the operator names, never on the embedded stand-in (it is a development tool,
- * started only when MONGODB_URI is unset), and in a database the URI names (without one the driver writes to
- * `test`). The message shows the hosts, never the credentials.
+ * started only when MONGODB_URI is unset). A URI must name its database, in development too: without one the
+ * driver writes to `test` without a word (docs/decisions/operations-mongodb-uri-database-name.md). Tests
+ * choose their databases themselves. The message shows the hosts, never the credentials.
  */
-function productionDatabaseProblems(uri: string | undefined): string[] {
-  if (!uri) {
+function databaseProblems(nodeEnv: Env['NODE_ENV'], uri: string | undefined): string[] {
+  if (!uri && nodeEnv === 'production') {
     return [
       '  MONGODB_URI: is required when NODE_ENV=production (the embedded dev database runs only outside ' +
         'production), e.g. mongodb://db.internal:27017/admin-service',
     ];
   }
   // A malformed URI is already reported by its format rule.
-  if (!/^mongodb(\+srv)?:\/\//.test(uri) || databaseNameOf(uri) !== '') return [];
+  if (!uri || nodeEnv === 'test' || !/^mongodb(\+srv)?:\/\//.test(uri) || databaseNameOf(uri) !== '')
+    return [];
   return [
-    `  MONGODB_URI: names no database (${hostsOf(uri)}); when NODE_ENV=production add one after the hosts, ` +
-      'e.g. mongodb://db.internal:27017/admin-service',
+    `  MONGODB_URI: names no database (${hostsOf(uri)}), so the driver would write to "test"; add one after ` +
+      'the hosts, e.g. mongodb://db.internal:27017/admin-service',
   ];
 }
 
@@ -535,6 +538,15 @@ function providerSecretProblems(env: Env): string[] {
     .map((name) => `  ${name}: is required when NODE_ENV=production and EMAIL_PROVIDER=${provider}`);
 }
 
+/** Mail to files is a development default; in production it must be asked for (EMAIL_TRANSPORT=outbox). */
+function productionMailProblems(env: Env): string[] {
+  if (env.NODE_ENV !== 'production' || env.EMAIL_TRANSPORT || env.SMTP_URL) return [];
+  return [
+    '  SMTP_URL: is required when NODE_ENV=production (without it mail is only written to files in ' +
+      'DATA_DIR/outbox; set EMAIL_TRANSPORT=outbox to want exactly that)',
+  ];
+}
+
 /** The chosen transport's settings are there, and production speaks to the API only over TLS. */
 function emailTransportProblems(env: Env): string[] {
   const problems: string[] = [];
@@ -550,6 +562,23 @@ function emailTransportProblems(env: Env): string[] {
     );
   }
   return problems;
+}
+
+/**
+ * The master secret (resolveAppSecret), or undefined with the problem added: generating one writes into
+ * DATA_DIR, which may still fail where the checks before could not tell (EPERM in /sys as root).
+ */
+function secretOrProblem(env: Env, problems: string[]): string | null | undefined {
+  try {
+    return resolveAppSecret(env);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    problems.push(
+      `  DATA_DIR: cannot create or write ${resolve(env.DATA_DIR)} (${code}); set DATA_DIR to a directory ` +
+        'this user can write',
+    );
+    return undefined;
+  }
 }
 
 /**
@@ -571,9 +600,10 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const tooTrusting = env.NODE_ENV === 'production' && trustProxy && trustProxyProductionProblem(trustProxy);
   if (tooTrusting) problems.push(tooTrusting);
   problems.push(...emailTransportProblems(env));
-  const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
+  const secret = problems.length === 0 ? secretOrProblem(env, problems) : undefined;
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
-  if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));
+  problems.push(...databaseProblems(env.NODE_ENV, env.MONGODB_URI));
+  problems.push(...productionMailProblems(env));
   problems.push(...providerSecretProblems(env));
   if (problems.length > 0 || !secret) {
     // One variable fits on the line; several get a line each.
