@@ -11,7 +11,9 @@ import { registerBodyParsers } from './common/http/body/body-parsers';
 import { isDirectRoute } from './common/http/direct-routes';
 import {
   clientErrorHandler,
+  DOCS_SECURITY_HEADERS,
   frameworkErrorHandler,
+  isDocsPage,
   MAX_PATH_SEGMENT,
   SECURITY_HEADERS,
 } from './common/http/edge-errors';
@@ -106,11 +108,14 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   app.useLogger(app.get(ServiceLogger));
   // Every answer carries helmet's security headers (computed once, see SECURITY_HEADERS: @fastify/helmet
-  // would rebuild the same values on every request) and its request id. A route may override a header (the
-  // unsubscribe page sets its own Content-Security-Policy); a direct route (the open pixel) sets its own.
+  // would rebuild the same values on every request) and its request id. A route may override a header
+  // (the unsubscribe page sets its own Content-Security-Policy); a direct route (the open pixel) sets its
+  // own. Swagger UI gets a policy that works over plain http on any host (DOCS_SECURITY_HEADERS).
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
-    if (!isDirectRoute(request)) reply.headers(SECURITY_HEADERS);
+    if (!isDirectRoute(request)) {
+      reply.headers(isDocsPage(request.url) ? DOCS_SECURITY_HEADERS : SECURITY_HEADERS);
+    }
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });

@@ -9,6 +9,8 @@ describe('POST /auth/hash-password in production', () => {
     process.env.BCRYPT_COST = '10';
     // ... and TRUST_PROXY=true: the tests' requests come from the loopback address.
     process.env.TRUST_PROXY = 'loopback';
+    // ... and mail to files unless asked for.
+    process.env.EMAIL_TRANSPORT = 'outbox';
     t = await createTestApp();
   });
   afterAll(() => t.close());

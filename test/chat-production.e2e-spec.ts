@@ -48,6 +48,8 @@ describe('Chat notifications across restarts and in production', () => {
     process.env.BCRYPT_COST = nodeEnv === 'production' ? '10' : '4';
     // ... and TRUST_PROXY=true: the tests' requests come from the loopback address.
     process.env.TRUST_PROXY = nodeEnv === 'production' ? 'loopback' : 'true';
+    // ... and mail to files unless asked for.
+    process.env.EMAIL_TRANSPORT = 'outbox';
     const t = await createTestApp({ overrides });
     return { t, admin: await createSession(t) };
   };

@@ -125,3 +125,20 @@ describe('docker/docker-compose.yml', () => {
     });
   });
 });
+
+describe('docker/docker-compose.yml: the secret and the way in', () => {
+  it('refuses to start either service without APP_SECRET, naming where it goes', () => {
+    for (const service of [api, indexes]) {
+      expect(service.environment!.APP_SECRET).toMatch(/^\$\{APP_SECRET:\?.*docker\/\.env/);
+    }
+  });
+
+  it('passes on the admin settings and the mail transport the service needs in production', () => {
+    expect(api.environment).toMatchObject({
+      ADMIN_EMAIL: '${ADMIN_EMAIL:-}',
+      ADMIN_PASSWORD: '${ADMIN_PASSWORD:-}',
+      SMTP_URL: '${SMTP_URL:-}',
+      EMAIL_TRANSPORT: '${EMAIL_TRANSPORT:-}',
+    });
+  });
+});

@@ -214,6 +214,89 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(result.lines[0].msg).toMatch(/^Invalid configuration: DATA_DIR: cannot create or write .*ENOTDIR/);
   });
 
+  /** The one line of a start that ends at once: its message. */
+  async function oneLine(env: Record<string, string>): Promise<string> {
+    const result = await boot({ DATA_DIR: tempDir(), ...env });
+    expect(result.code).toBe(1);
+    expect(result.lines).toHaveLength(1);
+    return result.lines[0].msg;
+  }
+
+  it('a HOST that does not resolve: one line naming HOST', async () => {
+    expect(await oneLine({ HOST: 'locahost' })).toBe(
+      'HOST=locahost is not a name this machine can resolve (ENOTFOUND): use 0.0.0.0, 127.0.0.1 or localhost',
+    );
+  }, 60_000);
+
+  it.each([
+    ['/sys/admin-service', '/sys', 'sysfs'],
+    ['/proc/admin-service', '/proc', 'procfs'],
+  ])(
+    'DATA_DIR=%s: one line naming DATA_DIR, no hang',
+    async (dataDir, root, kind) => {
+      expect(await oneLine({ DATA_DIR: dataDir })).toBe(
+        `Invalid configuration: DATA_DIR: cannot create or write ${dataDir}: ${root} is on a kernel file ` +
+          `system (${kind}) that holds no data; set DATA_DIR to a directory this user can write`,
+      );
+    },
+    60_000,
+  );
+
+  it('a MONGODB_URI without a database name in development: one line naming MONGODB_URI', async () => {
+    expect(await oneLine({ MONGODB_URI: 'mongodb://127.0.0.1:1' })).toMatch(
+      /^Invalid configuration: MONGODB_URI: names no database \(127\.0\.0\.1:1\), so the driver would write/,
+    );
+  }, 60_000);
+
+  it('production without SMTP_URL: one line naming SMTP_URL and EMAIL_TRANSPORT=outbox', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      MONGODB_URI: 'mongodb://127.0.0.1:1/admin-service',
+      BCRYPT_COST: '10',
+    };
+    expect(await oneLine(production)).toMatch(
+      /^Invalid configuration: SMTP_URL: is required when NODE_ENV=production .*EMAIL_TRANSPORT=outbox/,
+    );
+  }, 60_000);
+
+  it('a start nobody can sign in to says how to create the first admin, once', async () => {
+    const env = {
+      MONGODB_URI: '',
+      SMTP_URL: '',
+      NODE_ENV: 'development',
+      APP_SECRET: process.env.APP_SECRET!,
+      DATA_DIR: tempDir(),
+      LOG_FORMAT: 'json',
+      EMAIL_WORKER_ENABLED: 'false',
+      CHAT_WORKER_ENABLED: 'false',
+    };
+    const noAdmin = (api: ApiProcess) =>
+      api
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('No admin can sign in'));
+    const first = await startApi(build, 'no-admin', { ...env, ADMIN_EMAIL: 'owner@example.com' }, 90_000);
+    running.push(first);
+    expect(noAdmin(first)).toHaveLength(1);
+    expect(noAdmin(first)[0]).toContain(
+      'No admin can sign in (ADMIN_EMAIL is set without ADMIN_PASSWORD): to create the first admin, set ' +
+        'ADMIN_EMAIL and ADMIN_PASSWORD and start again',
+    );
+    await killAll([first]);
+    // Once an admin exists, a start without the settings is an ordinary one.
+    const second = await startApi(
+      build,
+      'with-admin',
+      { ...env, ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'first-start-password' },
+      90_000,
+    );
+    running.push(second);
+    await killAll([second]);
+    const third = await startApi(build, 'admin-exists', env, 90_000);
+    running.push(third);
+    expect(noAdmin(third)).toEqual([]);
+  }, 300_000);
+
   it('a bad value: one message per variable', async () => {
     const one = await boot({ PORT: 'abc', DATA_DIR: tempDir() });
     expect(one.code).toBe(1);

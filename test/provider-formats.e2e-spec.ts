@@ -156,7 +156,12 @@ async function expectRefusedAndCounted(h: Harness, forged: () => SignedRequest, 
 
 describe('Provider formats: configuration', () => {
   const secret = randomBytes(32).toString('hex');
-  const production = { NODE_ENV: 'production', APP_SECRET: secret, MONGODB_URI: 'mongodb://db:27017/app' };
+  const production = {
+    NODE_ENV: 'production',
+    APP_SECRET: secret,
+    MONGODB_URI: 'mongodb://db:27017/app',
+    SMTP_URL: 'smtp://mail.internal:587',
+  };
 
   it('refuses an unknown EMAIL_PROVIDER with one message naming the choices', () => {
     expect(() => validateEnv({ APP_SECRET: secret, EMAIL_PROVIDER: 'sparkpost' })).toThrow(

@@ -18,6 +18,7 @@ describe('TRUST_PROXY at start-up', () => {
     APP_SECRET: secret,
     BCRYPT_COST: '12',
     MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+    SMTP_URL: 'smtp://mail.internal:587',
   };
 
   it('refuses TRUST_PROXY=true in production, naming the variable and what to give instead', () => {

@@ -101,6 +101,7 @@ describe('BCRYPT_COST', () => {
       APP_SECRET: secret,
       NODE_ENV: 'production',
       MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+      SMTP_URL: 'smtp://mail.internal:587',
     };
     expect(() => validateEnv({ ...production, BCRYPT_COST: '9' })).toThrow(
       /BCRYPT_COST: must be at least 10/,

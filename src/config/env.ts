@@ -11,6 +11,7 @@ import { usersEnv, type UsersEnv } from '../users/users.config';
 import { appEnv, AppEnv } from './app.config';
 import { resolveAppSecret } from './app-secret';
 import type { EnvSection } from './env-rules';
+import { resolve } from 'node:path';
 
 /**
  * Every feature's section of the environment, each declared beside its feature (`<feature>.config.ts`,
@@ -74,6 +75,23 @@ function declaredNames(schema: new () => object): Set<string> {
 }
 
 /**
+ * The master secret (resolveAppSecret), or undefined with the problem added: generating one writes into
+ * DATA_DIR, which may still fail where the checks before could not tell (EPERM in /sys as root).
+ */
+function secretOrProblem(env: Env, problems: string[]): string | null | undefined {
+  try {
+    return resolveAppSecret(env);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    problems.push(
+      `  DATA_DIR: cannot create or write ${resolve(env.DATA_DIR)} (${code}); set DATA_DIR to a directory ` +
+        'this user can write',
+    );
+    return undefined;
+  }
+}
+
+/**
  * Validates and types the environment (the `validate` of ConfigModule, which merged `.env` under it): a bad
  * value stops the process with a message naming the variable. The result keeps the other variables it was
  * given, as one class over all of them did.
@@ -92,7 +110,7 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const problems = errors.map((error) => `  ${error.property}: ${oneProblem(error)}`);
   const invalid = new Set(errors.map((error) => error.property));
   for (const section of SECTIONS) problems.push(...(section.checks?.(env, invalid) ?? []));
-  const secret = problems.length === 0 ? resolveAppSecret(env) : undefined;
+  const secret = problems.length === 0 ? secretOrProblem(env, problems) : undefined;
   if (problems.length > 0 || !secret) {
     // One variable fits on the line; several get a line each.
     const listed = problems.length === 1 ? ` ${problems[0].trim()}` : `\n${problems.join('\n')}`;

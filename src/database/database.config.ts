@@ -42,25 +42,28 @@ export class DatabaseEnv {
 
 /**
  * Production runs on a MongoDB the operator names, never on the embedded stand-in (it is a development tool,
- * started only when MONGODB_URI is unset), and in a database the URI names (without one the driver writes to
- * `test`). The message shows the hosts, never the credentials.
+ * started only when MONGODB_URI is unset). A URI must name its database, in development too: without one the
+ * driver writes to `test` without a word (docs/decisions/operations-mongodb-uri-database-name.md). Tests
+ * choose their databases themselves. The message shows the hosts, never the credentials.
  */
-function productionDatabaseProblems(uri: string | undefined): string[] {
-  if (!uri) {
+function databaseProblems(nodeEnv: string, uri: string | undefined): string[] {
+  if (!uri && nodeEnv === 'production') {
     return [
       '  MONGODB_URI: is required when NODE_ENV=production (the embedded dev database runs only outside ' +
         'production), e.g. mongodb://db.internal:27017/admin-service',
     ];
   }
   // A malformed URI is already reported by its format rule.
-  if (!/^mongodb(\+srv)?:\/\//.test(uri) || databaseNameOf(uri) !== '') return [];
+  if (!uri || nodeEnv === 'test' || !/^mongodb(\+srv)?:\/\//.test(uri) || databaseNameOf(uri) !== '') {
+    return [];
+  }
   return [
-    `  MONGODB_URI: names no database (${hostsOf(uri)}); when NODE_ENV=production add one after the hosts, ` +
-      'e.g. mongodb://db.internal:27017/admin-service',
+    `  MONGODB_URI: names no database (${hostsOf(uri)}), so the driver would write to "test"; add one after ` +
+      'the hosts, e.g. mongodb://db.internal:27017/admin-service',
   ];
 }
 
 export const databaseEnv: EnvSection<DatabaseEnv> = {
   schema: DatabaseEnv,
-  checks: (env) => (env.NODE_ENV === 'production' ? productionDatabaseProblems(env.MONGODB_URI) : []),
+  checks: (env) => databaseProblems(env.NODE_ENV, env.MONGODB_URI),
 };

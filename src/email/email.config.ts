@@ -133,6 +133,13 @@ function emailTransportProblems(env: EmailEnv & { NODE_ENV: string }): string[] 
       '  RESEND_API_URL: must be an https:// URL when NODE_ENV=production (the API key travels in each request)',
     );
   }
+  // Mail to files is a development default; in production it must be asked for (EMAIL_TRANSPORT=outbox).
+  if (env.NODE_ENV === 'production' && !env.EMAIL_TRANSPORT && !env.SMTP_URL) {
+    problems.push(
+      '  SMTP_URL: is required when NODE_ENV=production (without it mail is only written to files in ' +
+        'DATA_DIR/outbox; set EMAIL_TRANSPORT=outbox to want exactly that)',
+    );
+  }
   return problems;
 }
 

@@ -266,6 +266,11 @@ export class UsersService {
       .exec();
   }
 
+  /** Whether any active admin exists: someone can sign in and administer the service. */
+  async hasActiveAdmin(): Promise<boolean> {
+    return (await this.users.exists(ACTIVE_ADMIN)) !== null;
+  }
+
   /**
    * Start-up repair for a service left without an active admin: reactivates and promotes the ADMIN_EMAIL
    * user (its password is kept; its tokens are revoked as for any role change). Does nothing while some
