@@ -44,6 +44,8 @@ export function openapiGeneratorJar(): string {
 /** Runs one openapi-generator generator over the document into `outDir`. */
 export function openapiGenerator(generator: string, document: string, outDir: string, extra: string[]): void {
   run('java', [
+    // Warnings and errors only: its INFO lines name every file it writes.
+    '-Dlog.level=warn',
     '-jar',
     openapiGeneratorJar(),
     'generate',

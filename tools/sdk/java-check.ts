@@ -11,6 +11,14 @@ import { ADMIN, ARTIFACTS_DIR, PROJECT_ROOT, startBuiltServer } from '../shared/
 import { openapiGenerator } from './generators';
 
 const PACKAGE = 'example.client';
+const JAVA_PROPERTIES = [
+  'groupId=example',
+  'artifactId=admin-service-client',
+  'hideGenerationTimestamp=true',
+  `invokerPackage=${PACKAGE}`,
+  `apiPackage=${PACKAGE}.api`,
+  `modelPackage=${PACKAGE}.model`,
+];
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -27,8 +35,11 @@ async function main(): Promise<void> {
     const client = join(dir, 'client');
     openapiGenerator('java', document, client, [
       '--global-property=apiTests=false,modelTests=false,apiDocs=false,modelDocs=false',
-      '--additional-properties=groupId=example,artifactId=admin-service-client,' +
-        `hideGenerationTimestamp=true,invokerPackage=${PACKAGE},apiPackage=${PACKAGE}.api,modelPackage=${PACKAGE}.model`,
+      `--additional-properties=${JAVA_PROPERTIES.join(',')}`,
+      // okhttp-gson's oneOf template does not compile a member that is an array (`instanceof List<…>` under
+      // Java 8); the provider webhook body is read as any JSON value instead. The SDK flow never sends it.
+      '--schema-mappings',
+      'PrimaryProviderEventBody=java.lang.Object',
     ]);
     const sources = join(client, 'src', 'main', 'java', ...PACKAGE.split('.'));
     mkdirSync(sources, { recursive: true });
