@@ -16,7 +16,13 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { ARTIFACTS_DIR, startBuiltServer } from '../shared/built-server';
-import { CLIENTS_DIR, generatePython, generateTypeScript, PYTHON_PACKAGE } from './generators';
+import {
+  CLIENTS_DIR,
+  generatePython,
+  generateTypeScript,
+  PYTHON_PACKAGE,
+  START_TIMEOUT_MS,
+} from './generators';
 
 /** What the generators write, relative to clients/; everything else there is written by hand. */
 const GENERATED = [
@@ -31,7 +37,10 @@ const GENERATED = [
 
 /** The document as the built server serves it, written with a trailing newline. */
 async function fetchDocument(file: string): Promise<void> {
-  const server = await startBuiltServer({ logFile: join(ARTIFACTS_DIR, 'sdk', 'server.log') });
+  const server = await startBuiltServer({
+    logFile: join(ARTIFACTS_DIR, 'sdk', 'server.log'),
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
   try {
     const response = await fetch(`${server.baseUrl}/docs-json`, { signal: AbortSignal.timeout(30_000) });
     if (!response.ok) throw new Error(`/docs-json answered ${response.status}`);

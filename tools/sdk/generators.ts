@@ -10,6 +10,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../shared/built-server';
 
+/** A cold start (the dev database launcher built by Maven) on a loaded 2-core machine takes minutes. */
+export const START_TIMEOUT_MS = 300_000;
+
 export const CLIENTS_DIR = join(PROJECT_ROOT, 'clients');
 export const OPENAPI_GENERATOR_VERSION = '7.14.0';
 export const PYTHON_PACKAGE = 'admin_service_client';

@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN, ARTIFACTS_DIR, PROJECT_ROOT, startBuiltServer } from '../shared/built-server';
-import { openapiGenerator } from './generators';
+import { openapiGenerator, START_TIMEOUT_MS } from './generators';
 
 const PACKAGE = 'example.client';
 const JAVA_PROPERTIES = [
@@ -27,7 +27,10 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 async function main(): Promise<void> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'sdk-java-'));
-  const server = await startBuiltServer({ logFile: join(ARTIFACTS_DIR, 'sdk', 'java-server.log') });
+  const server = await startBuiltServer({
+    logFile: join(ARTIFACTS_DIR, 'sdk', 'java-server.log'),
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
   try {
     const document = join(dir, 'openapi.json');
     const response = await fetch(`${server.baseUrl}/docs-json`, { signal: AbortSignal.timeout(30_000) });

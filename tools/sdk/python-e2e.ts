@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN, ARTIFACTS_DIR, PROJECT_ROOT, startBuiltServer } from '../shared/built-server';
-import { CLIENTS_DIR } from './generators';
+import { CLIENTS_DIR, START_TIMEOUT_MS } from './generators';
 import { readmeExampleDiffers } from './readme-example';
 
 const VENV = join(PROJECT_ROOT, '.venv-sdk');
@@ -35,7 +35,10 @@ async function main(): Promise<void> {
   const differs = readmeExampleDiffers(join(PACKAGE, 'README.md'), 'python', EXAMPLE);
   if (differs) throw new Error(differs);
   const python = install();
-  const server = await startBuiltServer({ logFile: join(ARTIFACTS_DIR, 'sdk', 'python-server.log') });
+  const server = await startBuiltServer({
+    logFile: join(ARTIFACTS_DIR, 'sdk', 'python-server.log'),
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
   try {
     const output = run(python, [EXAMPLE], {
       ...process.env,
