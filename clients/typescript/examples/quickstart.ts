@@ -7,7 +7,7 @@ export async function quickstart(baseUrl: string, email: string, password: strin
   const admin = createAdminServiceClient(baseUrl, { token: login.data.token });
 
   // Create an app and an API key for its backend (the key's value is shown on creation).
-  const app = await admin.POST('/admin/apps', { body: { id: appId, name: 'My Shop' } });
+  const app = await admin.POST('/admin/apps', { body: { id: appId, name: 'My Shop', active: true } });
   if (!app.data) throw new Error(`app not created: ${app.error?.error}`);
   const key = await admin.POST('/api-keys', { body: { appId, name: 'Shop backend' } });
   if (!key.data) throw new Error(`key not created: ${key.error?.error}`);
