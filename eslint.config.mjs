@@ -13,6 +13,9 @@ export default tseslint.config(
       '.bench-build/**',
       '.tools-build/**',
       '.venv-fuzz/**',
+      '.venv-sdk/**',
+      // The SDKs: generated code, built and tested by their own gates (docs/api/generated-clients.md).
+      'clients/**',
       'artifacts/**',
       '*.mjs',
       '*.js',

@@ -11,6 +11,9 @@ import { App, RETIRED_KEYS_KEPT } from './schemas/app.schema';
 /** `pk_` + 192 random bits: publishable, but unguessable so it cannot be enumerated. */
 export const generatePublicKey = () => `pk_${randomBytes(24).toString('hex')}`;
 
+/** The 409 of a toggle that lost every attempt to concurrent writes. */
+export const APP_CHANGED_CONCURRENTLY = 'The app changed concurrently; try again';
+
 /** Conditional writes (toggle, rotate-key) retried this often against concurrent ones before a 409. */
 const TOGGLE_ATTEMPTS = 3;
 
@@ -129,6 +132,6 @@ export class AppsService {
         .exec();
       if (updated) return updated;
     }
-    throw new ConflictException('The app changed concurrently; try again');
+    throw new ConflictException(APP_CHANGED_CONCURRENTLY);
   }
 }

@@ -16,6 +16,9 @@ import { ConsentArchive, leavingWindow } from './consent-archive';
 import { CONSENT_HISTORY_WINDOW, type ConsentEvent, Contact, type Locale } from './schemas/contact.schema';
 import { newSignupId } from './unsubscribe/unsubscribe-links';
 
+/** The 409 of a change that lost every attempt to concurrent changes of the same person. */
+export const CONTACT_BUSY = 'The contact is being changed by other requests; try again';
+
 /** Attempts of one change against concurrent changes to the same person before giving up (409). */
 const MAX_CHANGE_ATTEMPTS = 10;
 
@@ -340,7 +343,7 @@ export class ContactsService {
       if (!reread) throw new ConflictException('The contact was removed during the change');
       current = reread;
     }
-    throw new ConflictException('The contact is being changed by other requests; try again');
+    throw new ConflictException(CONTACT_BUSY);
   }
 }
 

@@ -15,11 +15,17 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
 import { Access } from '../common/auth/roles';
 import { done, ok } from '../common/http/envelope';
-import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
+import {
+  ApiDoneEnvelope,
+  ApiErrorMessage,
+  ApiErrors,
+  ApiOkEnvelope,
+} from '../common/swagger/envelope.decorators';
 import { CreateUserDto, ListUsersQuery, PasswordDto, UpdateUserDto } from './dto/user-input.dto';
 import { toUserView, UserView } from './dto/user.dto';
-import { UsersService } from './users.service';
+import { LAST_ADMIN_MESSAGE, UsersService } from './users.service';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { duplicateRecordMessage } from '../common/http/all-exceptions.filter';
 
 @ApiTags('Users')
 @Controller('users')
@@ -39,7 +45,8 @@ export class UsersController {
   @Post()
   @ApiOperation({ operationId: 'createUser', summary: 'Create an admin user' })
   @ApiOkEnvelope(UserView, { status: HttpStatus.CREATED, message: 'User created' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrorMessage(HttpStatus.CONFLICT, duplicateRecordMessage(['email']))
   async create(@Body() dto: CreateUserDto) {
     return ok(toUserView(await this.users.create(dto)), 'User created');
   }
@@ -59,7 +66,8 @@ export class UsersController {
     summary: 'Update profile, settings, role or active flag (409 for the last active admin)',
   })
   @ApiOkEnvelope(UserView, { message: 'User updated' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, LAST_ADMIN_MESSAGE)
   async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateUserDto) {
     return ok(toUserView(await this.users.update(id, dto)), 'User updated');
   }
@@ -70,7 +78,8 @@ export class UsersController {
     summary: 'Deactivate an admin user (soft delete; 409 for the last active admin)',
   })
   @ApiDoneEnvelope('User deactivated')
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, LAST_ADMIN_MESSAGE)
   async remove(@Param('id') id: string) {
     await this.users.deactivate(id);
     return done('User deactivated');

@@ -21,15 +21,24 @@ type RequestWithHeaders = Record<string, unknown> & {
 };
 
 /**
+ * A well-formed token that fails verification, an Authorization header that holds no bearer JWT at all
+ * (`Bearer garbage`, another scheme), or no header: three answers, so a caller can tell a typo from a session
+ * that ended.
+ */
+function bearerRefusal(request: RequestWithHeaders): string {
+  if (bearerToken(request)) return 'Invalid or expired token';
+  return request.headers.authorization === undefined ? 'Missing bearer token' : INVALID_BEARER_TOKEN;
+}
+
+/** The 401 of an Authorization header that is not `Bearer <jwt>`. */
+export const INVALID_BEARER_TOKEN = 'Invalid bearer token: expected Authorization: Bearer <jwt>';
+
+/**
  * Why a strategy declined without an error of its own. The custom strategies always throw a precise
  * 401/403; passport-jwt (bearer and end-user tokens) only fails, so its message is decided here.
  */
 function failure(credential: Credential, request: RequestWithHeaders): UnauthorizedException {
-  if (credential === 'bearer') {
-    return new UnauthorizedException(
-      bearerToken(request) ? 'Invalid or expired token' : 'Missing bearer token',
-    );
-  }
+  if (credential === 'bearer') return new UnauthorizedException(bearerRefusal(request));
   if (credential === 'end-user') {
     return new UnauthorizedException(
       sentEndUserToken(request) ? 'Invalid or expired token' : 'Missing X-End-User-Token header',

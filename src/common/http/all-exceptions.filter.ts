@@ -46,6 +46,11 @@ const isClientAbort = (exception: unknown, request: FastifyRequest | undefined):
     (exception as NodeJS.ErrnoException).code === 'ECONNRESET');
 
 /** The fields of the violated unique index: from `keyPattern`, else from the index name in the message. */
+/** The 409 of a write refused by a unique index over these fields (the document shows the same). */
+export function duplicateRecordMessage(fields: string[]): string {
+  return fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record';
+}
+
 function duplicateFields(error: Error & DuplicateKeyError): string[] {
   if (error.keyPattern) return Object.keys(error.keyPattern);
   const index = /index: (\S+)/.exec(error.message)?.[1] ?? '';
@@ -72,7 +77,8 @@ const FASTIFY_STATUS: Record<string, number> = {
  */
 const LISTED_MESSAGES = 5;
 
-function listOf(messages: unknown[]): string {
+/** Several validation messages as the one `error` string of the envelope. */
+export function listOf(messages: unknown[]): string {
   const listed = messages.slice(0, LISTED_MESSAGES).map(String).join('; ');
   const rest = messages.length - LISTED_MESSAGES;
   return rest > 0 ? `${listed}; and ${rest} more` : listed;
@@ -138,11 +144,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return { status: CLIENT_CLOSED_REQUEST, error: 'Request aborted by the client' };
     }
     if (exception instanceof Error && isDuplicateKey(exception)) {
-      const fields = duplicateFields(exception);
-      return {
-        status: HttpStatus.CONFLICT,
-        error: fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record',
-      };
+      return { status: HttpStatus.CONFLICT, error: duplicateRecordMessage(duplicateFields(exception)) };
     }
     if (isQueryTimeout(exception)) {
       this.logger.warn({ ...(request && requestFacts(request)) }, 'A query reached its time limit');

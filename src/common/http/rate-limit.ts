@@ -15,6 +15,9 @@ import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 const MINUTE_MS = 60_000;
 
+/** What every 429 of the request budgets says (route-specific ones, such as forged signatures, differ). */
+export const TOO_MANY_REQUESTS_MESSAGE = 'Too Many Requests: retry after the seconds in Retry-After';
+
 /** Set by `@RouteLimit()` beside the throttler's own metadata. */
 const ROUTE_LIMITED = 'rate-limit:route-limited';
 const tightenedHandlers = new WeakMap<object, boolean>();
@@ -232,6 +235,11 @@ export class ClientThrottlerGuard extends ThrottlerGuard {
               : undefined,
         };
       });
+  }
+
+  /** One message for every limit, the one the document shows (the library's names its exception class). */
+  protected override getErrorMessage(): Promise<string> {
+    return Promise.resolve(TOO_MANY_REQUESTS_MESSAGE);
   }
 
   protected override async throwThrottlingException(

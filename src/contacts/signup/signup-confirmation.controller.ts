@@ -12,7 +12,12 @@ import {
   SIGNUP_LINK_INVALID_PAGE,
 } from './signup-confirmation-page';
 
-const TOKEN_PARAM = { name: 'token', description: 'Signed confirmation token from the confirmation e-mail' };
+/** Typed on GET too, where no handler argument gives Swagger the type (generated clients need one). */
+const TOKEN_PARAM = {
+  name: 'token',
+  type: String,
+  description: 'Signed confirmation token from the confirmation e-mail',
+};
 /** The page's button posts an empty form; nothing in the body is read. */
 const FORM_BYTES = 1024;
 const FORM_FIELDS = 10;

@@ -17,6 +17,8 @@ const FORM_BYTES = 1024;
 const FORM_FIELDS = 10;
 const TOKEN_PARAM = {
   name: 'token',
+  // Typed on GET too, where no handler argument gives Swagger the type (generated clients need one).
+  type: String,
   description: 'Signed unsubscribe token from an e-mail or a joinlist answer',
 };
 

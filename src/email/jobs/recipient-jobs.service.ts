@@ -33,6 +33,10 @@ const KEPT_RESULT_FIELDS = ['messageId', 'provider', 'skipped', 'reason'] as con
 /** Rounds of the scrub: jobs enqueued to the address while it runs are caught by the next round. */
 const MAX_SCRUB_ROUNDS = 5;
 
+/** The 409 of an erasure while an e-mail to the person is in flight. */
+export const SENDING_TO_PERSON =
+  'An e-mail to this person is being sent right now; try the delete again in a minute';
+
 /**
  * The e-mail jobs addressed to one person: listed for a data export, and erased by a GDPR delete. Jobs
  * store the address lower-cased (EmailService), so both find them by exact match on the `payload.to` index.
@@ -125,9 +129,7 @@ export class RecipientJobsService {
     }
     const inFlight = await this.collection.countDocuments({ 'payload.to': address });
     if (inFlight > 0) {
-      throw new ConflictException(
-        'An e-mail to this person is being sent right now; try the delete again in a minute',
-      );
+      throw new ConflictException(SENDING_TO_PERSON);
     }
   }
 

@@ -18,6 +18,7 @@ import { AcceptsBody, CONTENT_BODY_BYTES } from '../../common/http/body/body-pol
 import { done, ok, page } from '../../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
@@ -25,7 +26,7 @@ import {
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { OUTSIDE_TESTS_PER_WINDOW } from './campaign-test-recipients';
-import { CampaignsService } from './campaigns.service';
+import { ALREADY_SENT, CampaignsService, NOT_A_DRAFT, NOT_A_DRAFT_TEST } from './campaigns.service';
 import {
   CampaignResumeView,
   CampaignSendView,
@@ -37,6 +38,7 @@ import {
   toCampaignView,
   UpdateCampaignDto,
 } from './dto/campaign.dto';
+import { NOT_HELD } from './campaign-holds.listener';
 
 @ApiTags('Newsletter')
 @Controller('admin/:appId/newsletter/campaigns')
@@ -79,7 +81,8 @@ export class CampaignsController {
   @AcceptsBody({ maxBytes: CONTENT_BODY_BYTES })
   @ApiOperation({ operationId: 'updateCampaign', summary: 'Edit a draft campaign (409 once sent)' })
   @ApiOkEnvelope(CampaignView)
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_A_DRAFT)
   async update(
     @Param('appId') appId: string,
     @Param('id') id: string,
@@ -91,7 +94,8 @@ export class CampaignsController {
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteCampaign', summary: 'Delete a draft campaign (409 once sent)' })
   @ApiDoneEnvelope('Campaign deleted')
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_A_DRAFT)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.campaigns.remove(appId, id);
     return done('Campaign deleted');
@@ -104,7 +108,8 @@ export class CampaignsController {
     summary: 'Send a draft to the app’s subscribers (queues a batch plan; 409 if not a draft)',
   })
   @ApiOkEnvelope(CampaignSendView, { message: 'Campaign is being sent' })
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, ALREADY_SENT)
   async send(@Param('appId') appId: string, @Param('id') id: string) {
     return ok(await this.campaigns.send(appId, id), 'Campaign is being sent');
   }
@@ -120,7 +125,8 @@ export class CampaignsController {
       '`List-Unsubscribe` headers, like the campaign’s own messages.',
   })
   @ApiOkEnvelope(CampaignTestView, { message: 'Test e-mail queued for ada@example.com' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_A_DRAFT_TEST)
   async test(
     @Param('appId') appId: string,
     @Param('id') id: string,
@@ -142,7 +148,8 @@ export class CampaignsController {
     summary: 'Resume a campaign held by the complaint guard: its held messages are queued again',
   })
   @ApiOkEnvelope(CampaignResumeView, { message: 'Campaign resumed' })
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_HELD)
   async resume(@Param('appId') appId: string, @Param('id') id: string) {
     const { released, campaign } = await this.holds.resume(appId, id);
     return ok({ released, campaign: toCampaignView(campaign) }, 'Campaign resumed');

@@ -16,8 +16,9 @@ import type { CreateCampaignDto, ListCampaignsQuery, UpdateCampaignDto } from '.
 import { Campaign } from './schemas/campaign.schema';
 
 const NOT_FOUND = 'Campaign not found';
-const NOT_A_DRAFT = 'Only a draft campaign can be changed, deleted or sent';
-const NOT_A_DRAFT_TEST = 'Only a draft campaign can be sent as a test';
+export const NOT_A_DRAFT = 'Only a draft campaign can be changed, deleted or sent';
+export const ALREADY_SENT = 'The campaign has been sent already';
+export const NOT_A_DRAFT_TEST = 'Only a draft campaign can be sent as a test';
 /** Test copies go before campaign mail in the queue (transactional). */
 const TEST_PRIORITY = 10;
 
@@ -112,7 +113,7 @@ export class CampaignsService {
       )
       .lean<Campaign>()
       .exec();
-    if (!sending) throw new ConflictException('The campaign has been sent already');
+    if (!sending) throw new ConflictException(ALREADY_SENT);
     const campaignId = String(draft._id);
     try {
       const job = await this.email.enqueueBatchPlan(
