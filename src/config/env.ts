@@ -441,6 +441,28 @@ export class Env {
   @IsIn(LOG_FORMATS)
   LOG_FORMAT: (typeof LOG_FORMATS)[number] = 'auto';
 
+  // --- Staff accountability: two-factor sign-in and the audit trail (docs/operations/configuration.md) ---
+
+  /**
+   * Staff roles that must enrol TOTP before anything else (comma-separated, e.g. `admin` or `admin,user`):
+   * such a user without it may sign in only to set it up. Unset: two-factor sign-in is optional for all.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\s*(admin|user|viewer)\s*(,\s*(admin|user|viewer)\s*)*$/, {
+    message: 'must be staff roles separated by commas (admin, user, viewer), e.g. admin',
+  })
+  TWO_FACTOR_REQUIRED_ROLES?: string;
+
+  /** How long audit records are kept; the daily sweep deletes the oldest ones, keeping the chain whole. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  AUDIT_RETENTION_DAYS = 365;
+
+  // --- end of staff accountability ---
+
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }
