@@ -141,4 +141,18 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
       'one app’s wants by age: category and status (a few values) filtered while walking the app’s ' +
       'oldest/newest-first index',
   },
+  {
+    collection: 'audit_records',
+    filteredFields: ['action', 'appId', 'targetId'],
+    reason:
+      'the audit log with two or more filters: the actor’s (or else the target’s, or the app’s) newest-first ' +
+      'index is walked and the other filters checked on each record (admins only, a page at a time)',
+  },
+  {
+    collection: 'audit_records',
+    countedOutsideIndex: ['action', 'appId', 'targetId'],
+    reason:
+      'the total of an audit log page with two or more filters: reads the records the leading filter’s ' +
+      'index selects (one actor’s, target’s or app’s) to check the others; bounded by the count cap',
+  },
 ];
