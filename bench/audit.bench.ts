@@ -101,7 +101,12 @@ async function main(): Promise<void> {
     const enrolled: string[] = [];
     const codes: string[] = [];
     for (let i = 0; i < LOGINS; i += 1) {
-      const user = await users.create({ email: `totp${i}@example.com`, password, firstName: 'T', lastName: 'B' });
+      const user = await users.create({
+        email: `totp${i}@example.com`,
+        password,
+        firstName: 'T',
+        lastName: 'B',
+      });
       const caller = { id: String(user._id), email: user.email, name: 'T B', role: user.role };
       const bytes = base32Bytes((await twoFactor.setup(caller)).secret);
       await twoFactor.enable(caller, await generate({ secret: bytes, crypto, epoch: (step - 1) * 30 }));

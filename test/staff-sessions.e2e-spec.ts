@@ -17,6 +17,8 @@ describe('Staff sessions end on every instance', () => {
     compiled = await compileWorker();
     const env: WorkerEnv = {
       MONGODB_URI: process.env.MONGODB_URI!,
+      // Nothing is sent: the e-mail worker is off in both instances.
+      SMTP_URL: 'smtp://127.0.0.1:9',
       APP_SECRET: process.env.APP_SECRET!,
       DATA_DIR: process.env.DATA_DIR!,
       BCRYPT_COST: '4',
@@ -27,7 +29,7 @@ describe('Staff sessions end on every instance', () => {
       ADMIN_PASSWORD: ADMIN.password,
     };
     [a, b] = await Promise.all([startApi(compiled, 'api-a', env), startApi(compiled, 'api-b', env)]);
-  });
+  }, 180_000);
   afterAll(() => killAll([a, b].filter(Boolean)));
 
   /** Signs in on instance A as a new client address (each test its own login budget). */
@@ -42,6 +44,8 @@ describe('Staff sessions end on every instance', () => {
   const me = (instance: ApiProcess, headers: Record<string, string>) =>
     callApi(instance.baseUrl, 'GET', '/auth/me', { headers });
 
+  jest.setTimeout(60_000);
+
   it('signs out one token: refused on the other instance, while another session goes on', async () => {
     const first = await signIn(ADMIN.email, ADMIN.password, 1);
     const second = await signIn(ADMIN.email, ADMIN.password, 2);
@@ -55,7 +59,12 @@ describe('Staff sessions end on every instance', () => {
     const admin = await signIn(ADMIN.email, ADMIN.password, 3);
     const created = await callApi(b.baseUrl, 'POST', '/users', {
       headers: admin,
-      body: { email: 'sessions-ada@example.com', password: 'ada-password-1', firstName: 'Ada', lastName: 'L' },
+      body: {
+        email: 'sessions-ada@example.com',
+        password: 'ada-password-1',
+        firstName: 'Ada',
+        lastName: 'L',
+      },
     });
     expect(created.status).toBe(201);
     const id = created.body.data._id as string;
@@ -76,9 +85,14 @@ describe('Staff sessions end on every instance', () => {
     expect(changed.status).toBe(200);
     expect((await me(a, again)).status).toBe(401);
     // The admin's own session was untouched throughout; the audit log has the revoke.
-    const log = await callApi(a.baseUrl, 'GET', `/admin/audit-log?action=user.revokeSessions&targetId=${id}`, {
-      headers: admin,
-    });
+    const log = await callApi(
+      a.baseUrl,
+      'GET',
+      `/admin/audit-log?targetId=${id}&action=user.revokeSessions`,
+      {
+        headers: admin,
+      },
+    );
     expect(log.status).toBe(200);
     expect(log.body.data).toHaveLength(1);
   });

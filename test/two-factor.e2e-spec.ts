@@ -144,7 +144,9 @@ describe('Two-factor sign-in required for a role (TWO_FACTOR_REQUIRED_ROLES=admi
     expect((await admin.http.get('/auth/me')).status).toBe(200);
 
     const setup = await admin.http.post('/auth/2fa/setup', {});
-    const enabled = await admin.http.post('/auth/2fa/enable', { code: await codeFor(setup.body.data.secret) });
+    const enabled = await admin.http.post('/auth/2fa/enable', {
+      code: await codeFor(setup.body.data.secret),
+    });
     expect(enabled.status).toBe(200);
     const enrolled = t.http.with({ authorization: `Bearer ${enabled.body.token}` });
     expect((await enrolled.get('/users')).status).toBe(200);

@@ -8,7 +8,8 @@ export const API_OPERATION_METADATA = 'swagger/apiOperation';
 
 /** The operationId `@ApiOperation()` gave a handler. */
 export function operationIdOf(handler: object): string | undefined {
-  const operation = Reflect.getMetadata(API_OPERATION_METADATA, handler) as { operationId?: string } | undefined;
+  const operation = Reflect.getMetadata(API_OPERATION_METADATA, handler) as
+    { operationId?: string } | undefined;
   return operation?.operationId;
 }
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, type QueryFilter, trusted } from 'mongoose';
 import type { Pagination } from '../common/http/envelope';
@@ -27,8 +27,16 @@ export class AuditLogService {
     @InjectModel(AuditIntent.name) private readonly intents: Model<AuditIntent>,
   ) {}
 
-  /** Newest first; each filter leads an index of its own (audit-record.schema.ts), from/to range on `at`. */
+  /**
+   * Newest first. actor, targetId and appId each lead an index of their own (audit-record.schema.ts), so one
+   * of them at a time; action and from/to (a range on the sort key) combine with any.
+   */
   async list(query: AuditLogQuery): Promise<{ items: AuditRecord[]; pagination: Pagination }> {
+    if ([query.actor, query.targetId, query.appId].filter(Boolean).length > 1) {
+      throw new BadRequestException(
+        'actor, targetId, appId: filter by one of them at a time (each combines with action, from and to)',
+      );
+    }
     const filter: QueryFilter<AuditRecord> = {};
     if (query.actor) {
       if (query.actor.includes('@')) filter.actorEmail = query.actor.trim().toLowerCase();

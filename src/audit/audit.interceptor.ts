@@ -75,7 +75,9 @@ export class AuditInterceptor implements NestInterceptor {
             const entry = this.entry(request, spec, 'failed', statusOf(error));
             return from(
               this.trail.finish(intent, entry).catch((auditError: Error) => {
-                this.logger.error(`Audit record of a failed ${spec.action} not written: ${auditError.message}`);
+                this.logger.error(
+                  `Audit record of a failed ${spec.action} not written: ${auditError.message}`,
+                );
               }),
             ).pipe(switchMap(() => throwError(() => error)));
           }),

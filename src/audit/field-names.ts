@@ -16,7 +16,8 @@ export function fieldNames(body: unknown): string[] {
       if (names.length >= MAX_FIELDS) return;
       if (!FIELD_NAME.test(key)) continue;
       const inner = (value as Record<string, unknown>)[key];
-      const nested = depth < MAX_DEPTH && typeof inner === 'object' && inner !== null && !Array.isArray(inner);
+      const nested =
+        depth < MAX_DEPTH && typeof inner === 'object' && inner !== null && !Array.isArray(inner);
       if (nested && Object.keys(inner).length > 0) walk(inner, `${prefix}${key}.`, depth + 1);
       else names.push(`${prefix}${key}`);
     }

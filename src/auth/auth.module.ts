@@ -22,7 +22,14 @@ import { TwoFactorService } from './two-factor/two-factor.service';
     ContactsModule,
   ],
   controllers: [AuthController, TwoFactorController],
-  providers: [AuthService, TwoFactorService, TokenService, BearerStrategy, EndUserTokenService, EndUserStrategy],
+  providers: [
+    AuthService,
+    TwoFactorService,
+    TokenService,
+    BearerStrategy,
+    EndUserTokenService,
+    EndUserStrategy,
+  ],
   exports: [TokenService, EndUserTokenService],
 })
 export class AuthModule {}

@@ -50,7 +50,12 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     if (!acceptsToken(user, { tv: claims.tv ?? -1, jti: claims.jti })) {
       throw new UnauthorizedException('Invalid or expired token');
     }
-    const caller: AuthUser = { id: String(user._id), email: user.email, name: displayName(user), role: user.role };
+    const caller: AuthUser = {
+      id: String(user._id),
+      email: user.email,
+      name: displayName(user),
+      role: user.role,
+    };
     if (this.twoFactorRoles.has(user.role) && !user.twoFactorEnabled) caller.twoFactorSetupRequired = true;
     return caller;
   }

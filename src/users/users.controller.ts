@@ -98,7 +98,7 @@ export class UsersController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     operationId: 'revokeUserSessions',
-    summary: "End every token of a user, on every instance at its next request (admins only)",
+    summary: 'End every token of a user, on every instance at its next request (admins only)',
   })
   @ApiDoneEnvelope('Sessions ended')
   @ApiErrors(HttpStatus.NOT_FOUND)

@@ -48,7 +48,8 @@ export function routeTable(app: NestFastifyApplication): RouteEntry[] {
       const body = { ...DEFAULT_BODY_POLICY, ...config?.body };
       const operationId = operationIdOf(handler);
       for (const base of [prefix].flat()) {
-        for (const sub of [path].flat()) routes.push({ method, path: joinPath(base, sub), policy, body, operationId });
+        for (const sub of [path].flat())
+          routes.push({ method, path: joinPath(base, sub), policy, body, operationId });
       }
     }
   }

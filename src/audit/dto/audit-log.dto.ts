@@ -12,7 +12,9 @@ export class AuditLogQuery extends PaginationQueryDto {
 
   @ApiPropertyOptional({ description: 'An action such as `apiKey.create` or `auth.login`' })
   @IsOptional()
-  @Matches(/^[A-Za-z]+\.[A-Za-z]+$/, { message: 'action must be of the form target.verb, e.g. apiKey.create' })
+  @Matches(/^[A-Za-z]+\.[A-Za-z]+$/, {
+    message: 'action must be of the form target.verb, e.g. apiKey.create',
+  })
   @MaxLength(64)
   action?: string;
 

@@ -46,7 +46,10 @@ export class TwoFactorController {
   })
   @ApiOkResponse({ type: TwoFactorEnabledResponse, description: 'On; earlier tokens ended, a new one given' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT, HttpStatus.TOO_MANY_REQUESTS)
-  async enable(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorCodeDto): Promise<TwoFactorEnabledResponse> {
+  async enable(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: TwoFactorCodeDto,
+  ): Promise<TwoFactorEnabledResponse> {
     const recoveryCodes = await this.twoFactor.enable(user, dto.code.trim());
     const { twoFactorSetupRequired: _done, ...signedIn } = user;
     return { success: true, recoveryCodes, token: await this.auth.refresh(user), user: signedIn };
@@ -54,7 +57,10 @@ export class TwoFactorController {
 
   @Post('disable')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ operationId: 'disableTwoFactor', summary: 'Turn two-factor sign-in off (needs a current code)' })
+  @ApiOperation({
+    operationId: 'disableTwoFactor',
+    summary: 'Turn two-factor sign-in off (needs a current code)',
+  })
   @ApiDoneEnvelope('Two-factor sign-in disabled')
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   async disable(@CurrentUser() user: AuthUser, @Body() dto: SecondFactorCodeDto) {

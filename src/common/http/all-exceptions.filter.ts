@@ -92,7 +92,8 @@ function messageOf(exception: HttpException): string {
 function signInHintOf(exception: unknown): { twoFactorRequired?: true } {
   if (!(exception instanceof HttpException)) return {};
   const response = exception.getResponse();
-  return typeof response === 'object' && (response as { twoFactorRequired?: unknown }).twoFactorRequired === true
+  return typeof response === 'object' &&
+    (response as { twoFactorRequired?: unknown }).twoFactorRequired === true
     ? { twoFactorRequired: true }
     : {};
 }

@@ -55,7 +55,8 @@ export function signInFromLoginPlugin() {
             (path, method, response) => {
               const token = (response?.body as { token?: unknown } | undefined)?.token;
               // Enabling two-factor sign-in ends the earlier tokens and answers a new one: held the same way.
-              const signIn = path === '/auth/login' || path === '/auth/refresh' || path === '/auth/2fa/enable';
+              const signIn =
+                path === '/auth/login' || path === '/auth/refresh' || path === '/auth/2fa/enable';
               if (signIn && method.toLowerCase() === 'post' && response.ok && typeof token === 'string') {
                 const scheme = system.specSelectors
                   .specJson()

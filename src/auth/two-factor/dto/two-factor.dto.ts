@@ -3,7 +3,6 @@ import { IsString, Matches, MaxLength } from 'class-validator';
 import { TeamUser } from '../../dto/auth.dto';
 import { SECOND_FACTOR_CODE, SECOND_FACTOR_MESSAGE } from '../code-format';
 
-
 export class TwoFactorCodeDto {
   @ApiProperty({ description: 'The 6-digit code the authenticator app shows now', example: '123456' })
   @IsString()
