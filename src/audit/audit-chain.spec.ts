@@ -44,7 +44,8 @@ describe('audit chain', () => {
   it('names the edited record', () => {
     const records = chain(5);
     records[2] = { ...records[2], actorId: 'someone-else' };
-    expect(firstBreak(records)).toMatchObject({ seq: 3, reason: expect.stringMatching(/altered/) });
+    expect(firstBreak(records)?.seq).toBe(3);
+    expect(firstBreak(records)?.reason).toMatch(/altered/);
   });
 
   it('names the record after a deleted one, and a rewritten link', () => {
@@ -52,6 +53,7 @@ describe('audit chain', () => {
     expect(firstBreak([...records.slice(0, 2), ...records.slice(3)])).toMatchObject({ seq: 4 });
     const relinked = chain(5);
     relinked[3] = { ...relinked[3], prevHash: GENESIS_HASH };
-    expect(firstBreak(relinked)).toMatchObject({ seq: 4, reason: expect.stringMatching(/prevHash/) });
+    expect(firstBreak(relinked)?.seq).toBe(4);
+    expect(firstBreak(relinked)?.reason).toMatch(/prevHash/);
   });
 });

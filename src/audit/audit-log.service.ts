@@ -73,7 +73,7 @@ export class AuditLogService {
       .lean<AuditRecord>()
       .cursor({ batchSize: 1000 });
     for await (const record of cursor) {
-      firstBreak = check.next(record as AuditRecord);
+      firstBreak = check.next(record);
       if (firstBreak) break;
     }
     await cursor.close();

@@ -79,7 +79,7 @@ export class AuditTrail {
         startedAt,
         ...entry,
       };
-      const chained = { ...withoutUndefined(record), hash: recordHash(record) } as AuditRecord;
+      const chained = { ...withoutUndefined(record), hash: recordHash(record) };
       try {
         await this.records.collection.insertOne(chained);
         this.tip = { seq: chained.seq, hash: chained.hash };

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { FastifyRequest } from 'fastify';
+import { Types } from 'mongoose';
 import { catchError, concatMap, from, type Observable, switchMap, throwError } from 'rxjs';
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { clientIp } from '../common/http/client-ip';
@@ -35,7 +36,9 @@ const successStatus = (handler: object, method: string) =>
 function answeredId(result: unknown): string | undefined {
   const body = result as { data?: { _id?: unknown; id?: unknown }; user?: { id?: unknown } } | undefined;
   const id = body?.data?._id ?? body?.data?.id ?? body?.user?.id;
-  return typeof id === 'string' || (typeof id === 'object' && id !== null) ? String(id) : undefined;
+  if (typeof id === 'string') return id;
+  // An ObjectId (a lean create result): its hex string.
+  return id instanceof Types.ObjectId ? id.toHexString() : undefined;
 }
 
 /**
