@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import { BACK_OFFICE_AUDIENCE } from '../common/auth/token-audiences';
 import { SecretKeys } from '../config/secret-keys';
@@ -27,7 +28,22 @@ export class TokenService {
   sign(claims: BackOfficeClaims): Promise<string> {
     return this.jwt.signAsync(
       { role: claims.role, tv: claims.tv },
-      { privateKey: this.keys.jwt, audience: BACK_OFFICE_AUDIENCE, subject: claims.sub },
+      {
+        privateKey: this.keys.jwt,
+        audience: BACK_OFFICE_AUDIENCE,
+        subject: claims.sub,
+        // Names this token alone, so signing out (POST /auth/logout) can end it and no other.
+        jwtid: randomBytes(12).toString('base64url'),
+      },
     );
+  }
+
+  /** The id and expiry of a token the bearer guard has already verified (not verified again here). */
+  claimsOf(token: string): { jti?: string; exp?: number } {
+    const claims = this.jwt.decode<{ jti?: unknown; exp?: unknown } | null>(token);
+    return {
+      jti: typeof claims?.jti === 'string' ? claims.jti : undefined,
+      exp: typeof claims?.exp === 'number' ? claims.exp : undefined,
+    };
   }
 }

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
+import { auditEnv, type AuditEnv } from '../audit/audit.config';
 import { authEnv, type AuthEnv } from '../auth/auth.config';
 import { chatEnv, type ChatEnv } from '../chat/chat.config';
 import { httpEnv, type HttpEnv } from '../common/http/http.config';
@@ -25,6 +26,7 @@ const SECTIONS: readonly EnvSection<object>[] = [
   databaseEnv,
   usersEnv,
   authEnv,
+  auditEnv,
   emailEnv,
   emailEventsEnv,
   chatEnv,
@@ -37,6 +39,7 @@ export type Env = AppEnv &
   DatabaseEnv &
   UsersEnv &
   AuthEnv &
+  AuditEnv &
   EmailEnv &
   EmailEventsEnv &
   ChatEnv;

@@ -24,6 +24,7 @@ import {
 import { CreateUserDto, ListUsersQuery, PasswordDto, UpdateUserDto } from './dto/user-input.dto';
 import { toUserView, UserView } from './dto/user.dto';
 import { LAST_ADMIN_MESSAGE, UsersService } from './users.service';
+import { StaffCredentialsService } from './staff-credentials.service';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 import { duplicateRecordMessage } from '../common/http/all-exceptions.filter';
 
@@ -31,7 +32,10 @@ import { duplicateRecordMessage } from '../common/http/all-exceptions.filter';
 @Controller('users')
 @Authenticated(Access.Admin)
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly credentials: StaffCredentialsService,
+  ) {}
 
   @Get()
   @Authenticated(Access.Read)
@@ -97,5 +101,33 @@ export class UsersController {
   async changePassword(@CurrentUser() caller: AuthUser, @Param('id') id: string, @Body() dto: PasswordDto) {
     await this.users.changePassword(caller, id, dto.password);
     return done('Password updated');
+  }
+
+  @Post(':id/sessions/revoke')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'revokeUserSessions',
+    summary: 'End every token of a user, on every instance at its next request (admins only)',
+  })
+  @ApiDoneEnvelope('Sessions ended')
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async revokeSessions(@Param('id') id: string) {
+    await this.users.get(id);
+    await this.credentials.endAllSessions(id);
+    return done('Sessions ended');
+  }
+
+  @Post(':id/2fa/reset')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'resetUserTwoFactor',
+    summary: "Remove a user's two-factor sign-in (a lost phone) and end their tokens (admins only)",
+  })
+  @ApiDoneEnvelope('Two-factor sign-in reset')
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async resetTwoFactor(@Param('id') id: string) {
+    await this.users.get(id);
+    await this.credentials.removeFactor(id, true);
+    return done('Two-factor sign-in reset');
   }
 }

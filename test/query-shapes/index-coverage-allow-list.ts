@@ -142,4 +142,18 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
       'one app’s wants by age: category and status (a few values) filtered while walking the app’s ' +
       'oldest/newest-first index',
   },
+  {
+    collection: 'audit_records',
+    filteredFields: ['action'],
+    reason:
+      'the audit log of one actor, target or app and one action: that filter’s newest-first index is ' +
+      'walked and the action checked on each record (admins only, a page at a time)',
+  },
+  {
+    collection: 'audit_records',
+    countedOutsideIndex: ['action'],
+    reason:
+      'the total of an audit log page of one actor, target or app and one action: reads the records that ' +
+      'filter’s index selects to check the action; bounded by the count cap',
+  },
 ];

@@ -96,7 +96,15 @@ async function seed(server: BuiltServer): Promise<Credentials> {
   return {
     token,
     apiKey: key.key,
-    protectedPaths: [`/users/${adminId}`, `/api-keys/${key._id}`, `/admin/apps/${APP_ID}`],
+    // Also the routes that act on the caller's own session: signing out ends the fuzzer's token, and
+    // enabling two-factor sign-in ends it too (and would ask every later login for a code).
+    protectedPaths: [
+      `/users/${adminId}`,
+      `/api-keys/${key._id}`,
+      `/admin/apps/${APP_ID}`,
+      '/auth/logout',
+      '/auth/2fa/enable',
+    ],
   };
 }
 

@@ -12,6 +12,10 @@ import { bearerToken } from './bearer-token';
 import { offersEndUserToken, sentEndUserToken } from './end-user-token';
 import type { AuthUser } from './current-user.decorator';
 import { Access, roleMayAccess } from './roles';
+import { TWO_FACTOR_ENROLMENT } from './two-factor-enrolment.decorator';
+
+export const TWO_FACTOR_SETUP_FIRST =
+  'Your role requires two-factor sign-in: set it up with POST /auth/2fa/setup and POST /auth/2fa/enable first';
 
 /** What an undecorated route gets: deny by default (admins only), and the role × route test flags it. */
 const DEFAULT_POLICY: AuthPolicy = { credential: 'bearer', access: Access.Admin };
@@ -109,8 +113,15 @@ export class CredentialGuard implements CanActivate {
       if (!roleMayAccess(user.role, policy.access)) {
         throw new ForbiddenException('Your role does not allow this operation');
       }
+      if (user.twoFactorSetupRequired && !this.isEnrolmentRoute(context)) {
+        throw new ForbiddenException(TWO_FACTOR_SETUP_FIRST);
+      }
     }
     return true;
+  }
+
+  private isEnrolmentRoute(context: ExecutionContext): boolean {
+    return this.reflector.get<boolean | undefined>(TWO_FACTOR_ENROLMENT, context.getHandler()) === true;
   }
 
   /** The route's policy (the handler's, else its controller's), or the default: admins only. */

@@ -94,6 +94,19 @@ function messageOf(exception: HttpException): string {
 }
 
 /**
+ * A 401 that asks for a second factor says so in a field of its own (`twoFactorRequired: true`), so a client
+ * tells "ask for the code" from "wrong password" without reading the message.
+ */
+function signInHintOf(exception: unknown): { twoFactorRequired?: true } {
+  if (!(exception instanceof HttpException)) return {};
+  const response = exception.getResponse();
+  return typeof response === 'object' &&
+    (response as { twoFactorRequired?: unknown }).twoFactorRequired === true
+    ? { twoFactorRequired: true }
+    : {};
+}
+
+/**
  * Seconds for `Retry-After`: a 429 decided by the service, a database that is away or a query timeout (503).
  */
 function retryAfterOf(exception: unknown): number | undefined {
@@ -119,7 +132,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, error } = this.map(exception, request);
     if (request) rememberReason(request, status, error);
-    const body: ErrorBody = { success: false, error };
+    const body: ErrorBody = { success: false, error, ...signInHintOf(exception) };
     const retryAfter = retryAfterOf(exception);
     if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);

@@ -40,7 +40,8 @@ const PERSON = { firstName: FIRST_NAME, lastName: LAST_NAME };
 /** Schema name → property → the example Swagger UI shows for it. */
 export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
   // Sign-in and the back-office team
-  LoginDto: { password: 'correct-horse-battery' },
+  // `code`: the authenticator's 6 digits, for staff with two-factor sign-in (ignored for the others).
+  LoginDto: { password: 'correct-horse-battery', code: '123456' },
   HashPasswordDto: { password: 'correct-horse-battery' },
   PasswordDto: { password: 'new-password-2030' },
   TeamUser: { id: ADMIN_ID, email: 'jane@example.com', name: 'Jane Doe' },
