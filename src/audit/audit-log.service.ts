@@ -62,7 +62,8 @@ export class AuditLogService {
 
   /**
    * Walks the chain from its oldest kept record (retention deletes from the start:
-   * docs/operations/audit-log.md) and stops at the first record that does not hold. Also lists the intents left without a record.
+   * docs/operations/audit-log.md) and stops at the first record that does not hold. Also lists the intents
+   * left without a record.
    */
   async verify(): Promise<AuditVerification> {
     const check = new ChainCheck();
