@@ -136,7 +136,7 @@ describe('Scheduled campaigns across instances and restarts', () => {
     await expectSentOnce(a, id, 'Scheduled once');
   }, 180_000);
 
-  it('survives a restart: a schedule made before every instance stopped starts after they come back', async () => {
+  it('survives a restart: a schedule made before all instances stopped starts when one is back', async () => {
     const [a] = processes;
     const { id, sendAt } = await schedule(a, 'After the restart');
     await killAll(processes);

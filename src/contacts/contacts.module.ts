@@ -27,8 +27,8 @@ import { TopicPreferences } from './unsubscribe/topic-preferences';
 
 /**
  * People and consent (docs/architecture.md "People"): the person record and its ledger, the admin contacts
- * routes, GDPR tools, the joinlist with its signup confirmations, newsletter topics, and the unsubscribe and preference page: everything that
- * changes a person.
+ * routes, GDPR tools, the joinlist with its signup confirmations, newsletter topics, and the unsubscribe and
+ * preference page: everything that changes a person.
  */
 @Module({
   imports: [

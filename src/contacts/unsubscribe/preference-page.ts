@@ -38,7 +38,8 @@ ${boxes}
 <form method="post" action="">
 ${csrf}
 <p>Or stop all of these e-mails:</p>
-<button type="submit" class="secondary" name="${ACTION_FIELD}" value="${LEAVE_ACTION}">Unsubscribe from everything</button>
+<button type="submit" class="secondary" name="${ACTION_FIELD}" value="${LEAVE_ACTION}">
+Unsubscribe from everything</button>
 </form>`,
   );
 }

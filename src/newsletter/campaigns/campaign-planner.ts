@@ -24,7 +24,8 @@ export interface CampaignPlan extends BatchPlan {
 
 /**
  * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience (its segment,
- * less who dropped its topic) in `_id` order with one database cursor, PLAN_BATCH_SIZE people at a time: records people whose stored address breaks the
+ * less who dropped its topic) in `_id` order with one database cursor, PLAN_BATCH_SIZE people at a time:
+ * records people whose stored address breaks the
  * address rule as skipped (`EmailService.recordSkipped`: a finished job each, counted as `failed`), skips
  * suppressed addresses (one query per batch), queues each person's message (address, variables, unsubscribe link: `CampaignComposer` renders
  * it with its tracking links when it is sent) with idempotency keys `campaign:<id>:<person>` in one insert

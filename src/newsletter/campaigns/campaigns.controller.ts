@@ -116,7 +116,7 @@ export class CampaignsController {
     operationId: 'scheduleCampaign',
     summary: 'Schedule a draft to be sent at `sendAt` (409 if not a draft)',
     description:
-      'Status `scheduled`, `scheduledFor` = `sendAt` (in the future, at most a year ahead). It starts then, ' +
+      'Status `scheduled`, `scheduledFor` = `sendAt` (in the future, at most a year ahead); it starts then, ' +
       'give or take the worker interval, on exactly one instance; it cannot be edited until unscheduled.',
   })
   @ApiOkEnvelope(CampaignView, { message: 'Campaign scheduled' })

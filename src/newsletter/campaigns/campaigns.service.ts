@@ -219,7 +219,7 @@ export class CampaignsService {
     return stranded.length;
   }
 
-  /** A claimed campaign: its segment's filter fixed, then its plan queued (failed when the segment is gone). */
+  /** A claimed campaign: its segment's filter fixed, then its plan queued (failed if the segment is gone). */
   private async launch(campaign: Campaign): Promise<void> {
     const audience = campaign.segmentId
       ? await this.segments.filterOf(campaign.appId, campaign.segmentId)

@@ -9,7 +9,7 @@ import { SegmentMembers } from './segment-members';
 import { SegmentsController } from './segments.controller';
 import { SegmentsService } from './segments.service';
 
-/** Segments (docs/api/newsletters.md "Segments"): the admin routes and the member walk campaigns plan with. */
+/** Segments (docs/api/newsletters.md "Segments"): the admin routes, and the member walk plans use. */
 @Module({
   imports: [
     MongooseModule.forFeature([

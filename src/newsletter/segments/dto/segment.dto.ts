@@ -203,7 +203,7 @@ export function toSegmentView(segment: Segment): SegmentView {
     name: segment.name,
     filter: Object.fromEntries(
       Object.entries(filter).filter(([, value]) => value !== undefined && value !== null),
-    ) as SegmentFilterView,
+    ),
     createdBy: segment.createdBy ?? null,
     createdAt: segment.createdAt,
     updatedAt: segment.updatedAt,
