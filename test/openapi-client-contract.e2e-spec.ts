@@ -10,7 +10,14 @@ import { CONTACT_BUSY } from '../src/contacts/contacts.service';
 import { SENDING_TO_PERSON } from '../src/email/jobs/recipient-jobs.service';
 import { DUPLICATE_TEMPLATE } from '../src/email/templates/email-templates.service';
 import { NOT_HELD } from '../src/newsletter/campaigns/campaign-holds.listener';
-import { ALREADY_SENT, NOT_A_DRAFT, NOT_A_DRAFT_TEST } from '../src/newsletter/campaigns/campaigns.service';
+import {
+  ALREADY_SENT,
+  NOT_A_DRAFT,
+  NOT_A_DRAFT_TEST,
+  NOT_SCHEDULED,
+  SCHEDULED,
+} from '../src/newsletter/campaigns/campaigns.service';
+import { SEGMENT_IN_USE } from '../src/newsletter/segments/segments.service';
 import { ALREADY_SUBSCRIBED } from '../src/newsletter/subscribers.service';
 import { THREAD_FULL } from '../src/tickets/tickets.service';
 import { LAST_ADMIN_MESSAGE } from '../src/users/users.service';
@@ -65,6 +72,9 @@ const CONFLICTS: Record<string, string> = {
   sendCampaign: ALREADY_SENT,
   testCampaign: NOT_A_DRAFT_TEST,
   resumeCampaign: NOT_HELD,
+  scheduleCampaign: SCHEDULED,
+  unscheduleCampaign: NOT_SCHEDULED,
+  deleteSegment: SEGMENT_IN_USE,
 };
 
 describe('The OpenAPI document as client generators read it (/docs-json)', () => {

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isObjectIdOrHexString, Model, type QueryFilter, trusted, Types } from 'mongoose';
+import { isObjectIdOrHexString, Model, type QueryFilter, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { emailAddressMessage, isSendableAddress } from '../common/validation/email-address';
 import { SuppressionService } from '../email/suppression/suppression.service';
@@ -12,6 +12,7 @@ import {
   withConsent,
   withSubscription,
 } from './contact-ledger';
+import { type AudienceCriteria, audienceFilter } from './audience-criteria';
 import { ConsentArchive, leavingWindow } from './consent-archive';
 import { CONSENT_HISTORY_WINDOW, type ConsentEvent, Contact, type Locale } from './schemas/contact.schema';
 import { newSignupId } from './unsubscribe/unsubscribe-links';
@@ -92,27 +93,21 @@ export class ContactsService {
 
   /**
    * An app's campaign audience (docs/architecture.md "Who gets what": an active subscription to the app,
-   * `blog` consent not false, not erased) in `_id` order after `afterId`, in batches of `batchSize`: the
-   * planner walks the audience with this, so memory stays flat and a resumed plan continues where it stopped.
-   * One database cursor serves every batch: a query per batch would make the dev database (which has no index
-   * for this filter) scan and sort the whole collection once per batch, quadratic in the audience's size.
-   * Suppression is the caller's to check (it is the e-mail engine's list).
+   * `blog` consent not false, not erased), narrowed by `criteria` (a segment, a campaign's topic), in `_id`
+   * order after `afterId`, in batches of `batchSize`: the planner walks the audience with this, so memory
+   * stays flat and a resumed plan continues where it stopped. One database cursor serves every batch: a
+   * query per batch would make the dev database (which has no index for this filter) scan and sort the
+   * whole collection once per batch, quadratic in the audience's size. Suppression is the caller's to check
+   * (it is the e-mail engine's list).
    */
   async *audience(
     appId: string,
     afterId: string | null,
     batchSize: number,
+    criteria: AudienceCriteria = {},
   ): AsyncGenerator<AudienceMember[]> {
     const cursor = this.contacts
-      .find(
-        {
-          subscriptions: trusted({ $elemMatch: { appId, status: 'active' } }),
-          'consent.blog': trusted({ $ne: false }),
-          deletedAt: null,
-          ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}),
-        },
-        { email: 1, firstName: 1, lastName: 1 },
-      )
+      .find(audienceFilter(appId, criteria, afterId), { email: 1, firstName: 1, lastName: 1 })
       .sort({ _id: 1 })
       .lean<Pick<Contact, '_id' | 'email' | 'firstName' | 'lastName'>>()
       .cursor({ batchSize });

@@ -86,6 +86,19 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
       'time limit stops a search that finds few)',
   },
   {
+    collection: 'contacts',
+    filteredFields: [
+      'subscriptions.source',
+      'locale',
+      'subscriptions.subscribedAt',
+      'subscriptions.droppedTopics',
+    ],
+    reason:
+      'segment and topic filters (SegmentMembers): trailing fields of the audience index, checked on its ' +
+      'keys while the walk goes through one app’s subscribers in `_id` order, a batch at a time (any ' +
+      'combination of them may be given, so they cannot all lead the range part)',
+  },
+  {
     collection: 'email_jobs',
     filteredFields: ['status', 'type'],
     reason:

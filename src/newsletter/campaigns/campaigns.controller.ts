@@ -26,7 +26,14 @@ import {
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { OUTSIDE_TESTS_PER_WINDOW } from './campaign-test-recipients';
-import { ALREADY_SENT, CampaignsService, NOT_A_DRAFT, NOT_A_DRAFT_TEST } from './campaigns.service';
+import {
+  ALREADY_SENT,
+  CampaignsService,
+  NOT_A_DRAFT,
+  NOT_A_DRAFT_TEST,
+  NOT_SCHEDULED,
+  SCHEDULED,
+} from './campaigns.service';
 import {
   CampaignResumeView,
   CampaignSendView,
@@ -34,6 +41,7 @@ import {
   CampaignView,
   CreateCampaignDto,
   ListCampaignsQuery,
+  ScheduleCampaignDto,
   TestCampaignDto,
   toCampaignView,
   UpdateCampaignDto,
@@ -105,13 +113,43 @@ export class CampaignsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     operationId: 'sendCampaign',
-    summary: 'Send a draft to the app’s subscribers (queues a batch plan; 409 if not a draft)',
+    summary: 'Send a draft to its audience now (queues a batch plan; 409 if not a draft)',
   })
   @ApiOkEnvelope(CampaignSendView, { message: 'Campaign is being sent' })
   @ApiErrors(HttpStatus.NOT_FOUND)
   @ApiErrorMessage(HttpStatus.CONFLICT, ALREADY_SENT)
   async send(@Param('appId') appId: string, @Param('id') id: string) {
     return ok(await this.campaigns.send(appId, id), 'Campaign is being sent');
+  }
+
+  @Post(':id/schedule')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'scheduleCampaign',
+    summary: 'Schedule a draft to be sent at `sendAt` (409 if not a draft)',
+    description:
+      'Status `scheduled`, `scheduledFor` = `sendAt` (in the future, at most a year ahead); it starts then, ' +
+      'give or take the worker interval, on exactly one instance; it cannot be edited until unscheduled.',
+  })
+  @ApiOkEnvelope(CampaignView, { message: 'Campaign scheduled' })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, SCHEDULED)
+  async schedule(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: ScheduleCampaignDto) {
+    const scheduled = await this.campaigns.schedule(appId, id, new Date(dto.sendAt));
+    return ok(toCampaignView(scheduled), 'Campaign scheduled');
+  }
+
+  @Post(':id/unschedule')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'unscheduleCampaign',
+    summary: 'Take a scheduled campaign back to draft (409 if not scheduled, or already started)',
+  })
+  @ApiOkEnvelope(CampaignView, { message: 'Campaign unscheduled' })
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_SCHEDULED)
+  async unschedule(@Param('appId') appId: string, @Param('id') id: string) {
+    return ok(toCampaignView(await this.campaigns.unschedule(appId, id)), 'Campaign unscheduled');
   }
 
   @Post(':id/test')

@@ -71,6 +71,9 @@ EmailEventSchema.index({ contactId: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 // A finished campaign's worker `sent` events, counted to check its counters (CampaignCountersRebuild).
 EmailEventSchema.index({ campaignId: 1, type: 1, provider: 1 });
+// A segment's engagement filter (ContactEmailEvents.engagedAmong): a batch of people's human opens or
+// clicks of one app's mail, since a time.
+EmailEventSchema.index({ contactId: 1, appId: 1, type: 1, automated: 1, createdAt: -1 });
 // appId: one app's events.
 EmailEventSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 // type within a campaign or an app (a campaign's bounces, an app's complaints): a rare type is a page's
