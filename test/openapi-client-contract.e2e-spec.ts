@@ -18,6 +18,7 @@ import {
   SCHEDULED,
 } from '../src/newsletter/campaigns/campaigns.service';
 import { SEGMENT_IN_USE } from '../src/newsletter/segments/segments.service';
+import { NOTHING_TO_ENABLE } from '../src/auth/two-factor/two-factor.service';
 import { ALREADY_SUBSCRIBED } from '../src/newsletter/subscribers.service';
 import { THREAD_FULL } from '../src/tickets/tickets.service';
 import { LAST_ADMIN_MESSAGE } from '../src/users/users.service';
@@ -75,6 +76,7 @@ const CONFLICTS: Record<string, string> = {
   scheduleCampaign: SCHEDULED,
   unscheduleCampaign: NOT_SCHEDULED,
   deleteSegment: SEGMENT_IN_USE,
+  enableTwoFactor: NOTHING_TO_ENABLE,
 };
 
 describe('The OpenAPI document as client generators read it (/docs-json)', () => {

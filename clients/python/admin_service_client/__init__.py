@@ -20,6 +20,7 @@ __version__ = "1.0.0"
 __all__ = [
     "APIKeysApi",
     "AppsApi",
+    "AuditLogApi",
     "AuthApi",
     "ChatRoutingApi",
     "ContactsApi",
@@ -54,6 +55,7 @@ __all__ = [
     "AppFeaturesView",
     "AppPublicKeyView",
     "AppView",
+    "AuditRecordView",
     "BulkDeleteResultSchema",
     "BulkDeleteTicketsDto",
     "CampaignAnalyticsView",
@@ -87,6 +89,8 @@ __all__ = [
     "CreateFeedbackDto",
     "CreateNewsletterTemplate201Response",
     "CreateNewsletterTemplateDto",
+    "CreateSegment201Response",
+    "CreateSegmentDto",
     "CreateSubscriber201Response",
     "CreateSubscriberDto",
     "CreateTemplate200Response",
@@ -150,6 +154,7 @@ __all__ = [
     "ListAllTickets200Response",
     "ListApiKeys200Response",
     "ListApps200Response",
+    "ListAuditLog200Response",
     "ListCampaignRecipientAnalytics200Response",
     "ListCampaigns200Response",
     "ListChatRoutingRules200Response",
@@ -159,6 +164,8 @@ __all__ = [
     "ListFeedback200Response",
     "ListMessageEmailEvents200Response",
     "ListNewsletterTemplates200Response",
+    "ListNewsletterTopics200Response",
+    "ListSegments200Response",
     "ListSubscribers200Response",
     "ListTemplateCategories200Response",
     "ListTemplates200Response",
@@ -172,6 +179,9 @@ __all__ = [
     "MemoryRecord",
     "MessageEventView",
     "NewsletterTemplateView",
+    "NewsletterTopicDto",
+    "NewsletterTopicView",
+    "NewsletterTopicsView",
     "NotificationSettingsInput",
     "NotificationSettingsView",
     "OptOutContact200Response",
@@ -180,9 +190,11 @@ __all__ = [
     "OverviewView",
     "PaginationSchema",
     "PasswordDto",
+    "PreviewSegment200Response",
     "PrimaryProviderEventBody",
     "PrimaryProviderResultView",
     "PublicAppView",
+    "PutNewsletterTopicsDto",
     "RecipientView",
     "RegenerateApiKey200Response",
     "RegeneratedApiKeyView",
@@ -191,6 +203,14 @@ __all__ = [
     "ResumeCampaign200Response",
     "RevokeApiKey200Response",
     "RotateAppKey200Response",
+    "ScheduleCampaign200Response",
+    "ScheduleCampaignDto",
+    "SecondFactorCodeDto",
+    "SegmentFilterDto",
+    "SegmentFilterView",
+    "SegmentPersonView",
+    "SegmentPreviewView",
+    "SegmentView",
     "SendCampaign200Response",
     "SetAnyTicketStatus200Response",
     "SetContactConsent200Response",
@@ -219,6 +239,11 @@ __all__ = [
     "ToggleEmailTemplateDto",
     "TokenResponse",
     "TopLink",
+    "TwoFactorCodeDto",
+    "TwoFactorEnabledResponse",
+    "TwoFactorSetupResponse",
+    "TwoFactorSetupView",
+    "UnscheduleCampaign200Response",
     "UpdateAnyTicket200Response",
     "UpdateApiKey200Response",
     "UpdateApiKeyDto",
@@ -231,6 +256,7 @@ __all__ = [
     "UpdateEmailTemplateDto",
     "UpdateFeedbackDto",
     "UpdateNewsletterTemplateDto",
+    "UpdateSegmentDto",
     "UpdateTicketDto",
     "UpdateUser200Response",
     "UpdateUserDto",
@@ -254,6 +280,7 @@ __all__ = [
 # import apis into sdk package
 from admin_service_client.api.api_keys_api import APIKeysApi as APIKeysApi
 from admin_service_client.api.apps_api import AppsApi as AppsApi
+from admin_service_client.api.audit_log_api import AuditLogApi as AuditLogApi
 from admin_service_client.api.auth_api import AuthApi as AuthApi
 from admin_service_client.api.chat_routing_api import ChatRoutingApi as ChatRoutingApi
 from admin_service_client.api.contacts_api import ContactsApi as ContactsApi
@@ -292,6 +319,7 @@ from admin_service_client.models.api_key_with_secret_view import ApiKeyWithSecre
 from admin_service_client.models.app_features_view import AppFeaturesView as AppFeaturesView
 from admin_service_client.models.app_public_key_view import AppPublicKeyView as AppPublicKeyView
 from admin_service_client.models.app_view import AppView as AppView
+from admin_service_client.models.audit_record_view import AuditRecordView as AuditRecordView
 from admin_service_client.models.bulk_delete_result_schema import BulkDeleteResultSchema as BulkDeleteResultSchema
 from admin_service_client.models.bulk_delete_tickets_dto import BulkDeleteTicketsDto as BulkDeleteTicketsDto
 from admin_service_client.models.campaign_analytics_view import CampaignAnalyticsView as CampaignAnalyticsView
@@ -325,6 +353,8 @@ from admin_service_client.models.create_email_template_dto import CreateEmailTem
 from admin_service_client.models.create_feedback_dto import CreateFeedbackDto as CreateFeedbackDto
 from admin_service_client.models.create_newsletter_template201_response import CreateNewsletterTemplate201Response as CreateNewsletterTemplate201Response
 from admin_service_client.models.create_newsletter_template_dto import CreateNewsletterTemplateDto as CreateNewsletterTemplateDto
+from admin_service_client.models.create_segment201_response import CreateSegment201Response as CreateSegment201Response
+from admin_service_client.models.create_segment_dto import CreateSegmentDto as CreateSegmentDto
 from admin_service_client.models.create_subscriber201_response import CreateSubscriber201Response as CreateSubscriber201Response
 from admin_service_client.models.create_subscriber_dto import CreateSubscriberDto as CreateSubscriberDto
 from admin_service_client.models.create_template200_response import CreateTemplate200Response as CreateTemplate200Response
@@ -388,6 +418,7 @@ from admin_service_client.models.list_active_apps200_response import ListActiveA
 from admin_service_client.models.list_all_tickets200_response import ListAllTickets200Response as ListAllTickets200Response
 from admin_service_client.models.list_api_keys200_response import ListApiKeys200Response as ListApiKeys200Response
 from admin_service_client.models.list_apps200_response import ListApps200Response as ListApps200Response
+from admin_service_client.models.list_audit_log200_response import ListAuditLog200Response as ListAuditLog200Response
 from admin_service_client.models.list_campaign_recipient_analytics200_response import ListCampaignRecipientAnalytics200Response as ListCampaignRecipientAnalytics200Response
 from admin_service_client.models.list_campaigns200_response import ListCampaigns200Response as ListCampaigns200Response
 from admin_service_client.models.list_chat_routing_rules200_response import ListChatRoutingRules200Response as ListChatRoutingRules200Response
@@ -397,6 +428,8 @@ from admin_service_client.models.list_email_jobs200_response import ListEmailJob
 from admin_service_client.models.list_feedback200_response import ListFeedback200Response as ListFeedback200Response
 from admin_service_client.models.list_message_email_events200_response import ListMessageEmailEvents200Response as ListMessageEmailEvents200Response
 from admin_service_client.models.list_newsletter_templates200_response import ListNewsletterTemplates200Response as ListNewsletterTemplates200Response
+from admin_service_client.models.list_newsletter_topics200_response import ListNewsletterTopics200Response as ListNewsletterTopics200Response
+from admin_service_client.models.list_segments200_response import ListSegments200Response as ListSegments200Response
 from admin_service_client.models.list_subscribers200_response import ListSubscribers200Response as ListSubscribers200Response
 from admin_service_client.models.list_template_categories200_response import ListTemplateCategories200Response as ListTemplateCategories200Response
 from admin_service_client.models.list_templates200_response import ListTemplates200Response as ListTemplates200Response
@@ -410,6 +443,9 @@ from admin_service_client.models.me_response import MeResponse as MeResponse
 from admin_service_client.models.memory_record import MemoryRecord as MemoryRecord
 from admin_service_client.models.message_event_view import MessageEventView as MessageEventView
 from admin_service_client.models.newsletter_template_view import NewsletterTemplateView as NewsletterTemplateView
+from admin_service_client.models.newsletter_topic_dto import NewsletterTopicDto as NewsletterTopicDto
+from admin_service_client.models.newsletter_topic_view import NewsletterTopicView as NewsletterTopicView
+from admin_service_client.models.newsletter_topics_view import NewsletterTopicsView as NewsletterTopicsView
 from admin_service_client.models.notification_settings_input import NotificationSettingsInput as NotificationSettingsInput
 from admin_service_client.models.notification_settings_view import NotificationSettingsView as NotificationSettingsView
 from admin_service_client.models.opt_out_contact200_response import OptOutContact200Response as OptOutContact200Response
@@ -418,9 +454,11 @@ from admin_service_client.models.overview_timeline_entry import OverviewTimeline
 from admin_service_client.models.overview_view import OverviewView as OverviewView
 from admin_service_client.models.pagination_schema import PaginationSchema as PaginationSchema
 from admin_service_client.models.password_dto import PasswordDto as PasswordDto
+from admin_service_client.models.preview_segment200_response import PreviewSegment200Response as PreviewSegment200Response
 from admin_service_client.models.primary_provider_event_body import PrimaryProviderEventBody as PrimaryProviderEventBody
 from admin_service_client.models.primary_provider_result_view import PrimaryProviderResultView as PrimaryProviderResultView
 from admin_service_client.models.public_app_view import PublicAppView as PublicAppView
+from admin_service_client.models.put_newsletter_topics_dto import PutNewsletterTopicsDto as PutNewsletterTopicsDto
 from admin_service_client.models.recipient_view import RecipientView as RecipientView
 from admin_service_client.models.regenerate_api_key200_response import RegenerateApiKey200Response as RegenerateApiKey200Response
 from admin_service_client.models.regenerated_api_key_view import RegeneratedApiKeyView as RegeneratedApiKeyView
@@ -429,6 +467,14 @@ from admin_service_client.models.request_magic_link_dto import RequestMagicLinkD
 from admin_service_client.models.resume_campaign200_response import ResumeCampaign200Response as ResumeCampaign200Response
 from admin_service_client.models.revoke_api_key200_response import RevokeApiKey200Response as RevokeApiKey200Response
 from admin_service_client.models.rotate_app_key200_response import RotateAppKey200Response as RotateAppKey200Response
+from admin_service_client.models.schedule_campaign200_response import ScheduleCampaign200Response as ScheduleCampaign200Response
+from admin_service_client.models.schedule_campaign_dto import ScheduleCampaignDto as ScheduleCampaignDto
+from admin_service_client.models.second_factor_code_dto import SecondFactorCodeDto as SecondFactorCodeDto
+from admin_service_client.models.segment_filter_dto import SegmentFilterDto as SegmentFilterDto
+from admin_service_client.models.segment_filter_view import SegmentFilterView as SegmentFilterView
+from admin_service_client.models.segment_person_view import SegmentPersonView as SegmentPersonView
+from admin_service_client.models.segment_preview_view import SegmentPreviewView as SegmentPreviewView
+from admin_service_client.models.segment_view import SegmentView as SegmentView
 from admin_service_client.models.send_campaign200_response import SendCampaign200Response as SendCampaign200Response
 from admin_service_client.models.set_any_ticket_status200_response import SetAnyTicketStatus200Response as SetAnyTicketStatus200Response
 from admin_service_client.models.set_contact_consent200_response import SetContactConsent200Response as SetContactConsent200Response
@@ -457,6 +503,11 @@ from admin_service_client.models.toggle_app200_response import ToggleApp200Respo
 from admin_service_client.models.toggle_email_template_dto import ToggleEmailTemplateDto as ToggleEmailTemplateDto
 from admin_service_client.models.token_response import TokenResponse as TokenResponse
 from admin_service_client.models.top_link import TopLink as TopLink
+from admin_service_client.models.two_factor_code_dto import TwoFactorCodeDto as TwoFactorCodeDto
+from admin_service_client.models.two_factor_enabled_response import TwoFactorEnabledResponse as TwoFactorEnabledResponse
+from admin_service_client.models.two_factor_setup_response import TwoFactorSetupResponse as TwoFactorSetupResponse
+from admin_service_client.models.two_factor_setup_view import TwoFactorSetupView as TwoFactorSetupView
+from admin_service_client.models.unschedule_campaign200_response import UnscheduleCampaign200Response as UnscheduleCampaign200Response
 from admin_service_client.models.update_any_ticket200_response import UpdateAnyTicket200Response as UpdateAnyTicket200Response
 from admin_service_client.models.update_api_key200_response import UpdateApiKey200Response as UpdateApiKey200Response
 from admin_service_client.models.update_api_key_dto import UpdateApiKeyDto as UpdateApiKeyDto
@@ -469,6 +520,7 @@ from admin_service_client.models.update_chat_rule_dto import UpdateChatRuleDto a
 from admin_service_client.models.update_email_template_dto import UpdateEmailTemplateDto as UpdateEmailTemplateDto
 from admin_service_client.models.update_feedback_dto import UpdateFeedbackDto as UpdateFeedbackDto
 from admin_service_client.models.update_newsletter_template_dto import UpdateNewsletterTemplateDto as UpdateNewsletterTemplateDto
+from admin_service_client.models.update_segment_dto import UpdateSegmentDto as UpdateSegmentDto
 from admin_service_client.models.update_ticket_dto import UpdateTicketDto as UpdateTicketDto
 from admin_service_client.models.update_user200_response import UpdateUser200Response as UpdateUser200Response
 from admin_service_client.models.update_user_dto import UpdateUserDto as UpdateUserDto

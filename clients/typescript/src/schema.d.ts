@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Staff actions, newest first (filters: actor, action, appId, targetId, from/to; admins only) */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -340,8 +357,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Back-office login with e-mail and password */
+        /**
+         * Back-office login with e-mail and password, and `code` when two-factor sign-in is on
+         * @description With two-factor sign-in on and no `code` (or a wrong one) the answer is 401 with `twoFactorRequired: true`: send the request again with the authenticator code or a recovery code.
+         */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out: the token sent stops working on every instance (other sessions go on) */
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -393,6 +430,57 @@ export interface paths {
         put?: never;
         /** Development helper: bcrypt hash of a password (404 in production) */
         post: operations["hashPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start enrolling: a new TOTP secret, its otpauth:// URI and a QR code (PNG data URL) */
+        post: operations["setupTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm a code of the new secret: two-factor sign-in is on; answers 10 recovery codes */
+        post: operations["enableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn two-factor sign-in off (needs a current code) */
+        post: operations["disableTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -451,6 +539,40 @@ export interface paths {
         head?: never;
         /** Change a user's password (admins: anyone's; others: their own) */
         patch: operations["changeUserPassword"];
+        trace?: never;
+    };
+    "/users/{id}/sessions/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End every token of a user, on every instance at its next request (admins only) */
+        post: operations["revokeUserSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/2fa/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove a user's two-factor sign-in (a lost phone) and end their tokens (admins only) */
+        post: operations["resetUserTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/contacts": {
@@ -559,6 +681,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/{appId}/newsletter/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app’s newsletter topics */
+        get: operations["listNewsletterTopics"];
+        /** Replace the app’s newsletter topics (what campaigns name and the preference page lists) */
+        put: operations["putNewsletterTopics"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/joinlist/confirm/{token}": {
         parameters: {
             query?: never;
@@ -584,10 +724,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The unsubscribe confirmation page (no change) */
+        /** The unsubscribe confirmation page, or the topic preference page (no change) */
         get: operations["unsubscribePage"];
         put?: never;
-        /** Unsubscribe at once (the page button and the RFC 8058 one-click target) */
+        /** Unsubscribe or save topic choices at once (the page’s forms and the RFC 8058 one-click target) */
         post: operations["unsubscribeByToken"];
         delete?: never;
         options?: never;
@@ -1474,8 +1614,45 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a draft to the app’s subscribers (queues a batch plan; 409 if not a draft) */
+        /** Send a draft to its audience now (queues a batch plan; 409 if not a draft) */
         post: operations["sendCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/{appId}/newsletter/campaigns/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a draft to be sent at `sendAt` (409 if not a draft)
+         * @description Status `scheduled`, `scheduledFor` = `sendAt` (in the future, at most a year ahead); it starts then, give or take the worker interval, on exactly one instance; it cannot be edited until unscheduled.
+         */
+        post: operations["scheduleCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/{appId}/newsletter/campaigns/{id}/unschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a scheduled campaign back to draft (409 if not scheduled, or already started) */
+        post: operations["unscheduleCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1519,6 +1696,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/{appId}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the app’s segments, newest first */
+        get: operations["listSegments"];
+        put?: never;
+        /** Save a named audience filter */
+        post: operations["createSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/{appId}/segments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one segment */
+        get: operations["getSegment"];
+        put?: never;
+        post?: never;
+        /** Delete a segment (409 while a draft or scheduled campaign targets it) */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        /** Rename a segment or replace its filter */
+        patch: operations["updateSegment"];
+        trace?: never;
+    };
+    "/admin/{appId}/segments/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count a segment’s members and list the first ones
+         * @description Counts up to 10,000 members, reading at most 100,000 subscribers (`countCapped` says when it stopped); `limit` members are listed in id order.
+         */
+        get: operations["previewSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/o/{token}": {
         parameters: {
             query?: never;
@@ -1543,6 +1777,62 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ErrorSchema: {
+            /** @example false */
+            success: boolean;
+            /** @example email must be an email */
+            error: string;
+        };
+        AuditRecordView: {
+            _id: string;
+            /** @description Position in the hash chain */
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            actorId?: string;
+            /** Format: email */
+            actorEmail?: string;
+            role?: string;
+            /** @example apiKey.create */
+            action: string;
+            /** @example apiKey */
+            targetType?: string;
+            targetId?: string;
+            appId?: string;
+            ip?: string;
+            requestId?: string;
+            /** @description Names of the fields sent, never their values */
+            fields: string[];
+            /** @enum {string} */
+            outcome: "done" | "failed";
+            /** @description The HTTP status answered */
+            status: number;
+            prevHash: string;
+            hash: string;
+        };
+        PaginationSchema: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            limit: number;
+            /**
+             * @description Matches, counted up to 10,000: with `totalCapped` there are more (a lower bound)
+             * @example 42
+             */
+            total: number;
+            /** @example 3 */
+            pages: number;
+            /**
+             * @description The count stopped at 10,000 matches: `total` is a lower bound
+             * @example false
+             */
+            totalCapped: boolean;
+            /**
+             * @description Pass as `after` to read the next page (any depth); null on the last page
+             * @example null
+             */
+            next: string | null;
+        };
         MemoryRecord: {
             /** @example 92.4 MB */
             rss: string;
@@ -1626,35 +1916,6 @@ export interface components {
             status: "ok";
             /** @description Process uptime in seconds */
             uptime: number;
-        };
-        PaginationSchema: {
-            /** @example 1 */
-            page: number;
-            /** @example 20 */
-            limit: number;
-            /**
-             * @description Matches, counted up to 10,000: with `totalCapped` there are more (a lower bound)
-             * @example 42
-             */
-            total: number;
-            /** @example 3 */
-            pages: number;
-            /**
-             * @description The count stopped at 10,000 matches: `total` is a lower bound
-             * @example false
-             */
-            totalCapped: boolean;
-            /**
-             * @description Pass as `after` to read the next page (any depth); null on the last page
-             * @example null
-             */
-            next: string | null;
-        };
-        ErrorSchema: {
-            /** @example false */
-            success: boolean;
-            /** @example email must be an email */
-            error: string;
         };
         EmailJobView: {
             /** @example 665f1a2b3c4d5e6f7a8b9c09 */
@@ -2076,6 +2337,11 @@ export interface components {
             email: string;
             /** @example correct-horse-battery */
             password: string;
+            /**
+             * @description With two-factor sign-in on: the 6-digit code of the authenticator app, or an unused recovery code. Without it the answer is 401 with `twoFactorRequired: true`; ignored for users without two-factor.
+             * @example 123456
+             */
+            code?: string;
         };
         TeamUser: {
             /** @example 665f1a2b3c4d5e6f7a8b9c01 */
@@ -2092,6 +2358,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             role: "admin" | "user" | "viewer";
+            /** @description Present (true) when the role requires two-factor sign-in and it is not set up yet */
+            twoFactorSetupRequired?: boolean;
         };
         TokenResponse: {
             /** @example true */
@@ -2118,6 +2386,43 @@ export interface components {
              * @example $2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy
              */
             hash: string;
+        };
+        TwoFactorSetupView: {
+            /** @description The base32 secret, to type into an authenticator app by hand */
+            secret: string;
+            /** @description The `otpauth://totp/…` URI an authenticator app reads */
+            otpauthUri: string;
+            /** @description The URI as a QR code: a `data:image/png;base64,…` URL */
+            qrCode: string;
+        };
+        TwoFactorSetupResponse: {
+            /** @example true */
+            success: boolean;
+            data: components["schemas"]["TwoFactorSetupView"];
+            message: string;
+        };
+        TwoFactorCodeDto: {
+            /**
+             * @description The 6-digit code the authenticator app shows now
+             * @example 123456
+             */
+            code: string;
+        };
+        TwoFactorEnabledResponse: {
+            /** @example true */
+            success: boolean;
+            /** @description Ten one-time recovery codes, shown only now; each signs in once in place of a TOTP code */
+            recoveryCodes: string[];
+            /** @description A new bearer token: enabling ends the tokens issued before */
+            token: string;
+            user: components["schemas"]["TeamUser"];
+        };
+        SecondFactorCodeDto: {
+            /**
+             * @description A 6-digit TOTP code, or one of the recovery codes
+             * @example 123456
+             */
+            code: string;
         };
         UserProfileView: {
             /** @example https://shop.example.com/avatars/ada.png */
@@ -2173,6 +2478,8 @@ export interface components {
             /** Format: date-time */
             lastLoginAt?: string;
             loginCount: number;
+            /** @description Whether sign-in asks for a TOTP code */
+            twoFactorEnabled: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2269,6 +2576,8 @@ export interface components {
             subscribedAt: string;
             /** Format: date-time */
             unsubscribedAt: string | null;
+            /** @description Newsletter topics of the app the person dropped */
+            droppedTopics: string[];
         };
         ContactView: {
             /** @example 665f1a2b3c4d5e6f7a8b9c06 */
@@ -2299,6 +2608,8 @@ export interface components {
             category: "outreach" | "commercial" | "blog";
             /** @description The category's consent after this event */
             status: boolean;
+            /** @description The newsletter topic kept (`status` true) or dropped (false); null: the whole category */
+            topic: string | null;
             /** @example Asked by phone to stop offers */
             reason: string | null;
             /**
@@ -2475,6 +2786,22 @@ export interface components {
              * @description Sealed link to the unsubscribe page that undoes only what this request did: it ends the subscription this request started, and nothing when the request started none (already subscribed, or confirmation pending). Every answer has a link of the same length that reveals nothing about the address
              */
             unsubscribeUrl: string;
+        };
+        NewsletterTopicView: {
+            key: string;
+            name: string;
+        };
+        NewsletterTopicsView: {
+            topics: components["schemas"]["NewsletterTopicView"][];
+        };
+        NewsletterTopicDto: {
+            /** @description Stable key: what campaigns name */
+            key: string;
+            /** @description What the preference page shows */
+            name: string;
+        };
+        PutNewsletterTopicsDto: {
+            topics: components["schemas"]["NewsletterTopicDto"][];
         };
         WantPublicView: {
             /** @example 665f1a2b3c4d5e6f7a8b9c0b */
@@ -3468,7 +3795,7 @@ export interface components {
              * @example draft
              * @enum {string}
              */
-            status: "draft" | "sending" | "sent" | "failed";
+            status: "draft" | "scheduled" | "sending" | "sent" | "failed";
             stats: components["schemas"]["CampaignStatsView"];
             /**
              * Format: date-time
@@ -3480,6 +3807,15 @@ export interface components {
              * @example null
              */
             completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a `scheduled` campaign starts (± the worker interval); null when not scheduled
+             */
+            scheduledFor: string | null;
+            /** @description The segment it goes to; null: every subscriber */
+            segmentId: string | null;
+            /** @description The newsletter topic it is about */
+            topic: string | null;
             /**
              * @description Id of the user who created it
              * @example 665f1a2b3c4d5e6f7a8b9c01
@@ -3520,6 +3856,10 @@ export interface components {
             textContent?: string;
             /** @description A newsletter template of the same app: fills what the body leaves out */
             templateId?: string;
+            /** @description A segment of the same app: the campaign goes to its members (absent: every active subscriber) */
+            segmentId?: string;
+            /** @description A newsletter topic of the app: people who dropped it are skipped */
+            topic?: string;
         };
         UpdateCampaignDto: {
             /** @example Spring collection */
@@ -3533,15 +3873,26 @@ export interface components {
              * @example Hello {{firstName}}, our spring collection is here.
              */
             textContent?: string | null;
+            /** @description A segment of the app; null: every active subscriber */
+            segmentId?: string | null;
+            /** @description null: no topic */
+            topic?: string | null;
         };
         CampaignSendView: {
             /** @enum {string} */
-            status: "draft" | "sending" | "sent" | "failed";
+            status: "draft" | "scheduled" | "sending" | "sent" | "failed";
             /**
              * @description The `email.batch.plan` job (see `/admin/email-jobs`)
              * @example 665f1a2b3c4d5e6f7a8b9c09
              */
             jobId: string;
+        };
+        ScheduleCampaignDto: {
+            /**
+             * Format: date-time
+             * @description In the future, at most a year ahead
+             */
+            sendAt: string;
         };
         CampaignTestView: {
             /**
@@ -3561,6 +3912,86 @@ export interface components {
             /** @description Held messages queued again */
             released: number;
             campaign: components["schemas"]["CampaignView"];
+        };
+        SegmentFilterView: {
+            /** @enum {string} */
+            status?: "active" | "unsubscribed" | "bounced";
+            source?: string;
+            /** @enum {string} */
+            locale?: "en" | "es" | "fr" | "de" | "it" | "pt";
+            /** Format: date-time */
+            subscribedBefore?: string;
+            /** Format: date-time */
+            subscribedAfter?: string;
+            keepsTopics?: string[];
+            openedWithinDays?: number;
+            clickedWithinDays?: number;
+            neverOpened?: boolean;
+        };
+        SegmentView: {
+            _id: string;
+            appId: string;
+            name: string;
+            filter: components["schemas"]["SegmentFilterView"];
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SegmentFilterDto: {
+            /**
+             * @description The subscription’s status; `active` when absent
+             * @enum {string}
+             */
+            status?: "active" | "unsubscribed" | "bounced";
+            /** @description Where the subscription came from (`joinlist`, `import`, …) */
+            source?: string;
+            /** @enum {string} */
+            locale?: "en" | "es" | "fr" | "de" | "it" | "pt";
+            /**
+             * Format: date-time
+             * @description Subscribed before this time
+             */
+            subscribedBefore?: string;
+            /**
+             * Format: date-time
+             * @description Subscribed at or after this time
+             */
+            subscribedAfter?: string;
+            /** @description Topic keys: people who dropped none of them */
+            keepsTopics?: string[];
+            /** @description Opened any campaign in the last N days */
+            openedWithinDays?: number;
+            /** @description Clicked in any campaign in the last N days */
+            clickedWithinDays?: number;
+            /** @description true: people with no open recorded (within the events’ retention) */
+            neverOpened?: boolean;
+        };
+        CreateSegmentDto: {
+            name: string;
+            /** @description Every field given narrows; `{}`: every active subscriber */
+            filter: components["schemas"]["SegmentFilterDto"];
+        };
+        SegmentPersonView: {
+            _id: string;
+            /** Format: email */
+            email: string;
+            firstName: string | null;
+            lastName: string | null;
+        };
+        SegmentPreviewView: {
+            /** @description Members counted, up to the count cap */
+            count: number;
+            /** @description true: the count stopped at its cap or its read budget (there may be more members) */
+            countCapped: boolean;
+            /** @description The first `limit` members in id order */
+            people: components["schemas"]["SegmentPersonView"][];
+        };
+        UpdateSegmentDto: {
+            name?: string;
+            /** @description Replaces the whole filter */
+            filter?: components["schemas"]["SegmentFilterDto"];
         };
         /**
          * @description One event in its provider's own format
@@ -3617,6 +4048,123 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAuditLog: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description `pagination.next` of the page read before: the list continues after its last record (any depth); `page`, `total` and `pages` then count from there */
+                after?: string;
+                /** @description The acting staff member: a user's id or e-mail address */
+                actor?: string;
+                /** @description An action such as `apiKey.create` or `auth.login` */
+                action?: string;
+                /** @description Records of one app */
+                appId?: string;
+                /** @description Records about one object (user, key, contact… id) */
+                targetId?: string;
+                /** @description Records written at or after this time */
+                from?: string;
+                /** @description Records written before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["AuditRecordView"][];
+                        pagination: components["schemas"]["PaginationSchema"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "property extra should not exist"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -7253,7 +7801,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "jane@example.com",
-                 *       "password": "correct-horse-battery"
+                 *       "password": "correct-horse-battery",
+                 *       "code": "123456"
                  *     }
                  */
                 "application/json": components["schemas"]["LoginDto"];
@@ -7330,6 +7879,77 @@ export interface operations {
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Signed out"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DoneSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7543,6 +8163,330 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    setupTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Scan the QR code, then call enable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorSetupResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    enableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorCodeDto"];
+            };
+        };
+        responses: {
+            /** @description On; earlier tokens ended, a new one given */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorEnabledResponse"];
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "code must be the 6 digits the authenticator app shows; code must be shorter than or equal to 24 characters; code must be a string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Nothing to enable: call POST /auth/2fa/setup first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SecondFactorCodeDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Two-factor sign-in disabled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DoneSchema"];
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "code must be 6 digits from the authenticator app or a recovery code; code must be shorter than or equal to 24 characters; code must be a string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
@@ -8497,6 +9441,272 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    revokeUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Sessions ended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DoneSchema"];
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "User not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    resetUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Two-factor sign-in reset"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DoneSchema"];
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "User not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
@@ -9543,6 +10753,302 @@ export interface operations {
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    listNewsletterTopics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["NewsletterTopicsView"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    putNewsletterTopics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutNewsletterTopicsDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["NewsletterTopicsView"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "topics must contain no more than 20 elements; topics must be an array"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19562,7 +21068,7 @@ export interface operations {
                 limit?: number;
                 /** @description `pagination.next` of the page read before: the list continues after its last record (any depth); `page`, `total` and `pages` then count from there */
                 after?: string;
-                status?: "draft" | "sending" | "sent" | "failed";
+                status?: "draft" | "scheduled" | "sending" | "sent" | "failed";
             };
             header?: never;
             path: {
@@ -20193,7 +21699,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Nothing to update: send at least one of name, subject, htmlContent, textContent"
+                     *       "error": "Nothing to update: send at least one of name, subject, htmlContent, textContent, segmentId, topic"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
@@ -20433,6 +21939,343 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "The campaign has been sent already"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    scheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sendAt": "2030-01-31T12:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleCampaignDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["CampaignView"];
+                        /** @example Campaign scheduled */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "sendAt must be an ISO 8601 date-time"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The campaign is scheduled: unschedule it first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    unscheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["CampaignView"];
+                        /** @example Campaign unscheduled */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The campaign is not scheduled"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
@@ -20770,6 +22613,890 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "The campaign is not held"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    listSegments: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description `pagination.next` of the page read before: the list continues after its last record (any depth); `page`, `total` and `pages` then count from there */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SegmentView"][];
+                        pagination: components["schemas"]["PaginationSchema"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "property extra should not exist"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    createSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSegmentDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SegmentView"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "name must be shorter than or equal to 200 characters; name should not be empty; name must be a string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    getSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SegmentView"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Segment deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DoneSchema"];
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A draft or scheduled campaign targets this segment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    updateSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSegmentDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SegmentView"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Nothing to update: send at least one of name, filter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    previewSegment: {
+        parameters: {
+            query?: {
+                /** @description Members to list */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                appId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SegmentPreviewView"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "property extra should not exist"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];

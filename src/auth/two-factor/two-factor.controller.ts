@@ -5,7 +5,7 @@ import { AuthUser, CurrentUser } from '../../common/auth/current-user.decorator'
 import { Access } from '../../common/auth/roles';
 import { TwoFactorEnrolment } from '../../common/auth/two-factor-enrolment.decorator';
 import { done, ok } from '../../common/http/envelope';
-import { ApiDoneEnvelope, ApiErrors } from '../../common/swagger/envelope.decorators';
+import { ApiDoneEnvelope, ApiErrorMessage, ApiErrors } from '../../common/swagger/envelope.decorators';
 import { AuthService } from '../auth.service';
 import {
   SecondFactorCodeDto,
@@ -13,7 +13,7 @@ import {
   TwoFactorEnabledResponse,
   TwoFactorSetupResponse,
 } from './dto/two-factor.dto';
-import { TwoFactorService } from './two-factor.service';
+import { NOTHING_TO_ENABLE, TwoFactorService } from './two-factor.service';
 
 /** The signed-in user's own TOTP factor (docs/api/staff.md "Two-factor sign-in"). */
 @ApiTags('Auth')
@@ -45,7 +45,8 @@ export class TwoFactorController {
     summary: 'Confirm a code of the new secret: two-factor sign-in is on; answers 10 recovery codes',
   })
   @ApiOkResponse({ type: TwoFactorEnabledResponse, description: 'On; earlier tokens ended, a new one given' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOTHING_TO_ENABLE)
   async enable(
     @CurrentUser() user: AuthUser,
     @Body() dto: TwoFactorCodeDto,

@@ -16,6 +16,9 @@ import type { TwoFactorState } from '../../users/schemas/user.schema';
 import { newRecoveryCodes, RECOVERY_CODE, recoveryCodeHash } from './recovery-codes';
 import { displayedSecret, newTotpSecret, otpauthUri, totpStep } from './totp';
 
+/** The 409 of `POST /auth/2fa/enable` before any set-up. */
+export const NOTHING_TO_ENABLE = 'Nothing to enable: call POST /auth/2fa/setup first';
+
 /** Code attempts per account within the window, whichever IPs they come from (docs/api/staff.md). */
 export const CODE_ATTEMPTS_PER_ACCOUNT = 10;
 const CODE_WINDOW_MS = 15 * 60_000;
@@ -61,7 +64,7 @@ export class TwoFactorService {
   async enable(user: AuthUser, code: string): Promise<string[]> {
     const state = await this.credentials.twoFactorOf(user.id);
     if (!state?.pendingSecret) {
-      throw new ConflictException('Nothing to enable: call POST /auth/2fa/setup first');
+      throw new ConflictException(NOTHING_TO_ENABLE);
     }
     await this.countAttempt(user.id);
     const step = await totpStep(this.open(state.pendingSecret), code);

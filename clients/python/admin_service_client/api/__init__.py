@@ -3,6 +3,7 @@
 # import apis into api package
 from admin_service_client.api.api_keys_api import APIKeysApi
 from admin_service_client.api.apps_api import AppsApi
+from admin_service_client.api.audit_log_api import AuditLogApi
 from admin_service_client.api.auth_api import AuthApi
 from admin_service_client.api.chat_routing_api import ChatRoutingApi
 from admin_service_client.api.contacts_api import ContactsApi

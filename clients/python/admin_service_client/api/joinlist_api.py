@@ -909,7 +909,7 @@ class JoinlistApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> str:
-        """Unsubscribe at once (the page button and the RFC 8058 one-click target)
+        """Unsubscribe or save topic choices at once (the page’s forms and the RFC 8058 one-click target)
 
 
         :param token: Signed unsubscribe token from an e-mail or a joinlist answer (required)
@@ -980,7 +980,7 @@ class JoinlistApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[str]:
-        """Unsubscribe at once (the page button and the RFC 8058 one-click target)
+        """Unsubscribe or save topic choices at once (the page’s forms and the RFC 8058 one-click target)
 
 
         :param token: Signed unsubscribe token from an e-mail or a joinlist answer (required)
@@ -1051,7 +1051,7 @@ class JoinlistApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """Unsubscribe at once (the page button and the RFC 8058 one-click target)
+        """Unsubscribe or save topic choices at once (the page’s forms and the RFC 8058 one-click target)
 
 
         :param token: Signed unsubscribe token from an e-mail or a joinlist answer (required)
@@ -1182,7 +1182,7 @@ class JoinlistApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> str:
-        """The unsubscribe confirmation page (no change)
+        """The unsubscribe confirmation page, or the topic preference page (no change)
 
 
         :param token: Signed unsubscribe token from an e-mail or a joinlist answer (required)
@@ -1253,7 +1253,7 @@ class JoinlistApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[str]:
-        """The unsubscribe confirmation page (no change)
+        """The unsubscribe confirmation page, or the topic preference page (no change)
 
 
         :param token: Signed unsubscribe token from an e-mail or a joinlist answer (required)
@@ -1324,7 +1324,7 @@ class JoinlistApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """The unsubscribe confirmation page (no change)
+        """The unsubscribe confirmation page, or the topic preference page (no change)
 
 
         :param token: Signed unsubscribe token from an e-mail or a joinlist answer (required)

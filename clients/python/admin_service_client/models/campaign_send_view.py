@@ -33,8 +33,8 @@ class CampaignSendView(BaseModel):
     @field_validator('status')
     def status_validate_enum(cls, value):
         """Validates the enum"""
-        if value not in set(['draft', 'sending', 'sent', 'failed']):
-            raise ValueError("must be one of enum values ('draft', 'sending', 'sent', 'failed')")
+        if value not in set(['draft', 'scheduled', 'sending', 'sent', 'failed']):
+            raise ValueError("must be one of enum values ('draft', 'scheduled', 'sending', 'sent', 'failed')")
         return value
 
     model_config = ConfigDict(

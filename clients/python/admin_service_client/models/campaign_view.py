@@ -39,18 +39,21 @@ class CampaignView(BaseModel):
     stats: CampaignStatsView
     sent_at: Optional[datetime] = Field(alias="sentAt")
     completed_at: Optional[datetime] = Field(alias="completedAt")
+    scheduled_for: Optional[datetime] = Field(description="When a `scheduled` campaign starts (± the worker interval); null when not scheduled", alias="scheduledFor")
+    segment_id: Optional[StrictStr] = Field(description="The segment it goes to; null: every subscriber", alias="segmentId")
+    topic: Optional[StrictStr] = Field(description="The newsletter topic it is about")
     created_by: Optional[StrictStr] = Field(description="Id of the user who created it", alias="createdBy")
     held_reason: Optional[StrictStr] = Field(description="Why the remaining messages are held (complaint guard); null when not held", alias="heldReason")
     held_at: Optional[datetime] = Field(alias="heldAt")
     created_at: datetime = Field(alias="createdAt")
     updated_at: datetime = Field(alias="updatedAt")
-    __properties: ClassVar[List[str]] = ["_id", "appId", "name", "subject", "htmlContent", "textContent", "templateId", "status", "stats", "sentAt", "completedAt", "createdBy", "heldReason", "heldAt", "createdAt", "updatedAt"]
+    __properties: ClassVar[List[str]] = ["_id", "appId", "name", "subject", "htmlContent", "textContent", "templateId", "status", "stats", "sentAt", "completedAt", "scheduledFor", "segmentId", "topic", "createdBy", "heldReason", "heldAt", "createdAt", "updatedAt"]
 
     @field_validator('status')
     def status_validate_enum(cls, value):
         """Validates the enum"""
-        if value not in set(['draft', 'sending', 'sent', 'failed']):
-            raise ValueError("must be one of enum values ('draft', 'sending', 'sent', 'failed')")
+        if value not in set(['draft', 'scheduled', 'sending', 'sent', 'failed']):
+            raise ValueError("must be one of enum values ('draft', 'scheduled', 'sending', 'sent', 'failed')")
         return value
 
     model_config = ConfigDict(
@@ -115,6 +118,21 @@ class CampaignView(BaseModel):
         if self.completed_at is None and "completed_at" in self.model_fields_set:
             _dict['completedAt'] = None
 
+        # set to None if scheduled_for (nullable) is None
+        # and model_fields_set contains the field
+        if self.scheduled_for is None and "scheduled_for" in self.model_fields_set:
+            _dict['scheduledFor'] = None
+
+        # set to None if segment_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.segment_id is None and "segment_id" in self.model_fields_set:
+            _dict['segmentId'] = None
+
+        # set to None if topic (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic is None and "topic" in self.model_fields_set:
+            _dict['topic'] = None
+
         # set to None if created_by (nullable) is None
         # and model_fields_set contains the field
         if self.created_by is None and "created_by" in self.model_fields_set:
@@ -153,6 +171,9 @@ class CampaignView(BaseModel):
             "stats": CampaignStatsView.from_dict(obj["stats"]) if obj.get("stats") is not None else None,
             "sentAt": obj.get("sentAt"),
             "completedAt": obj.get("completedAt"),
+            "scheduledFor": obj.get("scheduledFor"),
+            "segmentId": obj.get("segmentId"),
+            "topic": obj.get("topic"),
             "createdBy": obj.get("createdBy"),
             "heldReason": obj.get("heldReason"),
             "heldAt": obj.get("heldAt"),

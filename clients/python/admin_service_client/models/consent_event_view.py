@@ -29,6 +29,7 @@ class ConsentEventView(BaseModel):
     """ # noqa: E501
     category: StrictStr
     status: StrictBool = Field(description="The category's consent after this event")
+    topic: Optional[StrictStr] = Field(description="The newsletter topic kept (`status` true) or dropped (false); null: the whole category")
     reason: Optional[StrictStr]
     source: StrictStr = Field(description="`admin`, `joinlist`, `unsubscribe`, `contacts.opt-out`, …")
     app_id: Optional[StrictStr] = Field(alias="appId")
@@ -36,7 +37,7 @@ class ConsentEventView(BaseModel):
     ip: Optional[StrictStr]
     referral_url: Optional[StrictStr] = Field(alias="referralUrl")
     at: datetime
-    __properties: ClassVar[List[str]] = ["category", "status", "reason", "source", "appId", "actor", "ip", "referralUrl", "at"]
+    __properties: ClassVar[List[str]] = ["category", "status", "topic", "reason", "source", "appId", "actor", "ip", "referralUrl", "at"]
 
     @field_validator('category')
     def category_validate_enum(cls, value):
@@ -84,6 +85,11 @@ class ConsentEventView(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # set to None if topic (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic is None and "topic" in self.model_fields_set:
+            _dict['topic'] = None
+
         # set to None if reason (nullable) is None
         # and model_fields_set contains the field
         if self.reason is None and "reason" in self.model_fields_set:
@@ -118,6 +124,7 @@ class ConsentEventView(BaseModel):
         _obj = cls.model_validate({
             "category": obj.get("category"),
             "status": obj.get("status"),
+            "topic": obj.get("topic"),
             "reason": obj.get("reason"),
             "source": obj.get("source"),
             "appId": obj.get("appId"),

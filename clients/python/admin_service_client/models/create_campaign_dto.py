@@ -32,7 +32,9 @@ class CreateCampaignDto(BaseModel):
     html_content: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100000)]] = Field(default=None, description="Handlebars HTML (`{{firstName}}`, `{{unsubscribeUrl}}`, …); required unless `templateId` names a template that supplies it", alias="htmlContent")
     text_content: Optional[Annotated[str, Field(strict=True, max_length=100000)]] = Field(default=None, description="Plain-text part; generated from the HTML when absent", alias="textContent")
     template_id: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A newsletter template of the same app: fills what the body leaves out", alias="templateId")
-    __properties: ClassVar[List[str]] = ["name", "subject", "htmlContent", "textContent", "templateId"]
+    segment_id: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A segment of the same app: the campaign goes to its members (absent: every active subscriber)", alias="segmentId")
+    topic: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A newsletter topic of the app: people who dropped it are skipped")
+    __properties: ClassVar[List[str]] = ["name", "subject", "htmlContent", "textContent", "templateId", "segmentId", "topic"]
 
     @field_validator('template_id')
     def template_id_validate_regular_expression(cls, value):
@@ -42,6 +44,26 @@ class CreateCampaignDto(BaseModel):
 
         if not re.match(r"^[0-9a-f]{24}$", value):
             raise ValueError(r"must validate the regular expression /^[0-9a-f]{24}$/")
+        return value
+
+    @field_validator('segment_id')
+    def segment_id_validate_regular_expression(cls, value):
+        """Validates the regular expression"""
+        if value is None:
+            return value
+
+        if not re.match(r"^[0-9a-f]{24}$", value):
+            raise ValueError(r"must validate the regular expression /^[0-9a-f]{24}$/")
+        return value
+
+    @field_validator('topic')
+    def topic_validate_regular_expression(cls, value):
+        """Validates the regular expression"""
+        if value is None:
+            return value
+
+        if not re.match(r"^[a-z0-9][a-z0-9-]{0,39}$", value):
+            raise ValueError(r"must validate the regular expression /^[a-z0-9][a-z0-9-]{0,39}$/")
         return value
 
     model_config = ConfigDict(
@@ -99,7 +121,9 @@ class CreateCampaignDto(BaseModel):
             "subject": obj.get("subject"),
             "htmlContent": obj.get("htmlContent"),
             "textContent": obj.get("textContent"),
-            "templateId": obj.get("templateId")
+            "templateId": obj.get("templateId"),
+            "segmentId": obj.get("segmentId"),
+            "topic": obj.get("topic")
         })
         return _obj
 

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from typing import Any, ClassVar, Dict, List
+from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from typing import Optional, Set
 from typing_extensions import Self
@@ -29,13 +29,24 @@ class LoginDto(BaseModel):
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An e-mail address: a dot-atom local part of at most 64 characters (no quotes, spaces or control characters), @, a domain name")
     password: Annotated[str, Field(min_length=1, strict=True, max_length=72)]
-    __properties: ClassVar[List[str]] = ["email", "password"]
+    code: Optional[Annotated[str, Field(strict=True, max_length=24)]] = Field(default=None, description="With two-factor sign-in on: the 6-digit code of the authenticator app, or an unused recovery code. Without it the answer is 401 with `twoFactorRequired: true`; ignored for users without two-factor.")
+    __properties: ClassVar[List[str]] = ["email", "password", "code"]
 
     @field_validator('email')
     def email_validate_regular_expression(cls, value):
         """Validates the regular expression"""
         if not re.match(r"^[A-Za-z0-9!#$%&\'*+\/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&\'*+\/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$", value):
             raise ValueError(r"must validate the regular expression /^[A-Za-z0-9!#$%&'*+\/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/")
+        return value
+
+    @field_validator('code')
+    def code_validate_regular_expression(cls, value):
+        """Validates the regular expression"""
+        if value is None:
+            return value
+
+        if not re.match(r"^\s*(\d{6}|[a-z0-9]{5}[\s-]?[a-z0-9]{5})\s*$", value):
+            raise ValueError(r"must validate the regular expression /^\s*(\d{6}|[a-z0-9]{5}[\s-]?[a-z0-9]{5})\s*$/")
         return value
 
     model_config = ConfigDict(
@@ -90,7 +101,8 @@ class LoginDto(BaseModel):
 
         _obj = cls.model_validate({
             "email": obj.get("email"),
-            "password": obj.get("password")
+            "password": obj.get("password"),
+            "code": obj.get("code")
         })
         return _obj
 

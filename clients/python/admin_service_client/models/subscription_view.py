@@ -33,7 +33,8 @@ class SubscriptionView(BaseModel):
     referral_url: Optional[StrictStr] = Field(alias="referralUrl")
     subscribed_at: datetime = Field(alias="subscribedAt")
     unsubscribed_at: Optional[datetime] = Field(alias="unsubscribedAt")
-    __properties: ClassVar[List[str]] = ["appId", "status", "source", "referralUrl", "subscribedAt", "unsubscribedAt"]
+    dropped_topics: List[StrictStr] = Field(description="Newsletter topics of the app the person dropped", alias="droppedTopics")
+    __properties: ClassVar[List[str]] = ["appId", "status", "source", "referralUrl", "subscribedAt", "unsubscribedAt", "droppedTopics"]
 
     @field_validator('status')
     def status_validate_enum(cls, value):
@@ -108,7 +109,8 @@ class SubscriptionView(BaseModel):
             "source": obj.get("source"),
             "referralUrl": obj.get("referralUrl"),
             "subscribedAt": obj.get("subscribedAt"),
-            "unsubscribedAt": obj.get("unsubscribedAt")
+            "unsubscribedAt": obj.get("unsubscribedAt"),
+            "droppedTopics": obj.get("droppedTopics")
         })
         return _obj
 

@@ -17,8 +17,8 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
-from typing import Any, ClassVar, Dict, List
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
+from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -30,7 +30,8 @@ class TeamUser(BaseModel):
     email: StrictStr
     name: StrictStr = Field(description="`firstName lastName`")
     role: StrictStr
-    __properties: ClassVar[List[str]] = ["id", "email", "name", "role"]
+    two_factor_setup_required: Optional[StrictBool] = Field(default=None, description="Present (true) when the role requires two-factor sign-in and it is not set up yet", alias="twoFactorSetupRequired")
+    __properties: ClassVar[List[str]] = ["id", "email", "name", "role", "twoFactorSetupRequired"]
 
     @field_validator('role')
     def role_validate_enum(cls, value):
@@ -93,7 +94,8 @@ class TeamUser(BaseModel):
             "id": obj.get("id"),
             "email": obj.get("email"),
             "name": obj.get("name"),
-            "role": obj.get("role")
+            "role": obj.get("role"),
+            "twoFactorSetupRequired": obj.get("twoFactorSetupRequired")
         })
         return _obj
 

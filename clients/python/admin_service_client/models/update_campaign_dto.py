@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from typing import Optional, Set
@@ -31,7 +31,29 @@ class UpdateCampaignDto(BaseModel):
     subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = None
     html_content: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100000)]] = Field(default=None, alias="htmlContent")
     text_content: Optional[Annotated[str, Field(strict=True, max_length=100000)]] = Field(default=None, description="null: generate from the HTML", alias="textContent")
-    __properties: ClassVar[List[str]] = ["name", "subject", "htmlContent", "textContent"]
+    segment_id: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A segment of the app; null: every active subscriber", alias="segmentId")
+    topic: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="null: no topic")
+    __properties: ClassVar[List[str]] = ["name", "subject", "htmlContent", "textContent", "segmentId", "topic"]
+
+    @field_validator('segment_id')
+    def segment_id_validate_regular_expression(cls, value):
+        """Validates the regular expression"""
+        if value is None:
+            return value
+
+        if not re.match(r"^[0-9a-f]{24}$", value):
+            raise ValueError(r"must validate the regular expression /^[0-9a-f]{24}$/")
+        return value
+
+    @field_validator('topic')
+    def topic_validate_regular_expression(cls, value):
+        """Validates the regular expression"""
+        if value is None:
+            return value
+
+        if not re.match(r"^[a-z0-9][a-z0-9-]{0,39}$", value):
+            raise ValueError(r"must validate the regular expression /^[a-z0-9][a-z0-9-]{0,39}$/")
+        return value
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -77,6 +99,16 @@ class UpdateCampaignDto(BaseModel):
         if self.text_content is None and "text_content" in self.model_fields_set:
             _dict['textContent'] = None
 
+        # set to None if segment_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.segment_id is None and "segment_id" in self.model_fields_set:
+            _dict['segmentId'] = None
+
+        # set to None if topic (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic is None and "topic" in self.model_fields_set:
+            _dict['topic'] = None
+
         return _dict
 
     @classmethod
@@ -92,7 +124,9 @@ class UpdateCampaignDto(BaseModel):
             "name": obj.get("name"),
             "subject": obj.get("subject"),
             "htmlContent": obj.get("htmlContent"),
-            "textContent": obj.get("textContent")
+            "textContent": obj.get("textContent"),
+            "segmentId": obj.get("segmentId"),
+            "topic": obj.get("topic")
         })
         return _obj
 

@@ -39,9 +39,10 @@ class UserView(BaseModel):
     settings: UserSettingsView
     last_login_at: Optional[datetime] = Field(default=None, alias="lastLoginAt")
     login_count: Union[StrictFloat, StrictInt] = Field(alias="loginCount")
+    two_factor_enabled: StrictBool = Field(description="Whether sign-in asks for a TOTP code", alias="twoFactorEnabled")
     created_at: datetime = Field(alias="createdAt")
     updated_at: datetime = Field(alias="updatedAt")
-    __properties: ClassVar[List[str]] = ["_id", "email", "firstName", "lastName", "role", "isActive", "profile", "settings", "lastLoginAt", "loginCount", "createdAt", "updatedAt"]
+    __properties: ClassVar[List[str]] = ["_id", "email", "firstName", "lastName", "role", "isActive", "profile", "settings", "lastLoginAt", "loginCount", "twoFactorEnabled", "createdAt", "updatedAt"]
 
     @field_validator('role')
     def role_validate_enum(cls, value):
@@ -117,6 +118,7 @@ class UserView(BaseModel):
             "settings": UserSettingsView.from_dict(obj["settings"]) if obj.get("settings") is not None else None,
             "lastLoginAt": obj.get("lastLoginAt"),
             "loginCount": obj.get("loginCount"),
+            "twoFactorEnabled": obj.get("twoFactorEnabled"),
             "createdAt": obj.get("createdAt"),
             "updatedAt": obj.get("updatedAt")
         })
