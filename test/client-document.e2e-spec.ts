@@ -204,13 +204,17 @@ describe('The document as generated clients read it', () => {
     });
   });
 
-  it('documents one id per app record (`id`; the payload keeps `_id` as the spec lists it)', async () => {
+  it("declares the app record's `_id` (the storage id the spec lists) beside `id`, and no other schema has both", async () => {
     const view = doc.components.schemas.AppView.properties ?? {};
-    expect(Object.keys(view).filter((name) => /^_?id$/i.test(name))).toEqual(['id']);
+    expect(
+      Object.keys(view)
+        .filter((name) => /^_?id$/i.test(name))
+        .sort(),
+    ).toEqual(['_id', 'id']);
     const schemasWithBoth = Object.entries(doc.components.schemas)
       .filter(([, schema]) => schema.properties?._id && schema.properties?.id)
       .map(([name]) => name);
-    expect(schemasWithBoth).toEqual([]);
+    expect(schemasWithBoth).toEqual(['AppView']);
     await seedApp(t, { id: 'two-ids' });
     const payload = (await admin.http.get('/admin/apps/two-ids')).body.data;
     expect(payload).toMatchObject({ id: 'two-ids', _id: expect.any(String) });

@@ -219,6 +219,7 @@ describe('Contacts (admin)', () => {
           actor: 'self',
           ip: '198.51.100.7',
           referralUrl: null,
+          topic: null,
           at: expect.any(String),
         },
         {
@@ -230,6 +231,7 @@ describe('Contacts (admin)', () => {
           actor: admin.user.email,
           ip: null,
           referralUrl: null,
+          topic: null,
           at: expect.any(String),
         },
       ]);

@@ -322,6 +322,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
         'updateChatRoutingRule',
         'updateFeedback',
         'updateNewsletterTemplate',
+        'updateSegment',
         'updateTemplate',
         'updateTicket',
         'updateUser',

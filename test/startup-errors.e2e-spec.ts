@@ -44,6 +44,7 @@ describe('Start-up errors about the database', () => {
         HOST: '127.0.0.1',
         APP_SECRET: process.env.APP_SECRET!,
         DATA_DIR: dataDir,
+        EMAIL_TRANSPORT: 'outbox',
         EMAIL_WORKER_ENABLED: 'false',
         CHAT_WORKER_ENABLED: 'false',
         ...env,

@@ -10,6 +10,7 @@ export const RESERVED_APP_IDS: readonly string[] = [
   'admin',
   'api-keys',
   'apps',
+  'audit-log',
   'auth',
   'c',
   'chat-routing',

@@ -83,6 +83,12 @@ export const AUDITED: Record<string, AuditSpec> = {
   sendCampaign: { action: 'campaign.send', target: 'campaign' },
   testCampaign: { action: 'campaign.testSend', target: 'campaign' },
   resumeCampaign: { action: 'campaign.resume', target: 'campaign' },
+  scheduleCampaign: { action: 'campaign.schedule', target: 'campaign' },
+  unscheduleCampaign: { action: 'campaign.unschedule', target: 'campaign' },
+  putNewsletterTopics: { action: 'newsletterTopics.replace', target: 'app', idParam: 'appId' },
+  createSegment: { action: 'segment.create', target: 'segment' },
+  updateSegment: { action: 'segment.update', target: 'segment' },
+  deleteSegment: { action: 'segment.delete', target: 'segment' },
   // Tickets, wants, feedback
   updateAnyTicket: { action: 'ticket.update', ...TICKET },
   deleteAnyTicket: { action: 'ticket.delete', ...TICKET },

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { AppConfig } from '../config/env';
 import { UsersService } from './users.service';
 
@@ -26,13 +27,16 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
     private readonly users: UsersService,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const email = this.config.get('ADMIN_EMAIL', { infer: true });
     const password = this.config.get('ADMIN_PASSWORD', { infer: true });
     if (!email || !password) {
-      if (!(await this.users.hasActiveAdmin())) this.logger.warn(noAdminLine(email));
+      // Only a process that answers HTTP is a way in: the commands (db:indexes, audit:verify) keep quiet.
+      const serving = this.adapterHost.httpAdapter !== undefined;
+      if (serving && !(await this.users.hasActiveAdmin())) this.logger.warn(noAdminLine(email));
       return;
     }
     if (await this.users.ensureAdmin(email, password)) {

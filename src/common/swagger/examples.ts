@@ -301,6 +301,16 @@ export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
   },
   FeedbackStats: { byType: { bug: 2, praise: 5 }, byStatus: { new: 4, resolved: 3 } },
 
+  // Newsletter audience
+  PutNewsletterTopicsDto: {
+    topics: [
+      { key: 'product-news', name: 'Product news' },
+      { key: 'offers', name: 'Offers' },
+    ],
+  },
+  CreateSegmentDto: { name: 'Engaged readers', filter: { status: 'active', openedWithinDays: 90 } },
+  UpdateSegmentDto: { name: 'Engaged readers (90 days)' },
+
   // Health
   EmailWorkerStatus: { queue: { pending: 0, processing: 0, completed: 128, failed: 0, dead: 0 } },
   HealthRecord: { chatBacklog: { pending: 0, failed: 0 } },

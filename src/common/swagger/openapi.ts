@@ -109,6 +109,11 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
   },
   { name: 'Newsletter', description: 'Per-app newsletter: subscribers, campaigns and newsletter templates' },
   { name: 'Tracking', description: 'Open pixel and click redirects of campaign mail (signed tokens)' },
+  {
+    name: 'Audit log',
+    description:
+      'Staff actions, one hash-chained record each (admin only; append-only, no route changes one)',
+  },
 ];
 
 /** `UsersController.list` → `usersList`: the fallback for a route without an explicit `operationId`. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
-import { Model } from 'mongoose';
+import { Model, trusted } from 'mongoose';
 import { retryTransient } from '../../common/database/transient-retry';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { counterNames, dayOf, isHumanAction } from './analytics-counters';
@@ -56,7 +56,9 @@ export class CampaignCountersRebuild {
   async reconcileSent(campaignId: string): Promise<boolean> {
     const [counters, stored] = await Promise.all([
       this.campaigns.findById(campaignId, { 'totals.sent': 1 }).lean<CampaignCounters>().exec(),
-      this.events.countDocuments({ campaignId, type: 'sent', provider: { $ne: PRIMARY_PROVIDER } }).exec(),
+      this.events
+        .countDocuments({ campaignId, type: 'sent', provider: trusted({ $ne: PRIMARY_PROVIDER }) })
+        .exec(),
     ]);
     if ((counters?.totals?.sent ?? 0) === stored) return false;
     await this.rebuild(campaignId);
