@@ -35,7 +35,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const password = this.config.get('ADMIN_PASSWORD', { infer: true });
     if (!email || !password) {
       // Only a process that answers HTTP is a way in: the commands (db:indexes, audit:verify) keep quiet.
-      const serving = this.adapterHost.httpAdapter !== undefined;
+      const serving = Boolean(this.adapterHost.httpAdapter);
       if (serving && !(await this.users.hasActiveAdmin())) this.logger.warn(noAdminLine(email));
       return;
     }
