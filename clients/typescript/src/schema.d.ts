@@ -2241,7 +2241,7 @@ export interface components {
             /** @default true */
             active: boolean;
             /**
-             * @description Not a route name of the service: admin, api-keys, apps, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users
+             * @description Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users
              * @example my-shop
              */
             id: string;
@@ -2801,6 +2801,18 @@ export interface components {
             name: string;
         };
         PutNewsletterTopicsDto: {
+            /**
+             * @example [
+             *       {
+             *         "key": "product-news",
+             *         "name": "Product news"
+             *       },
+             *       {
+             *         "key": "offers",
+             *         "name": "Offers"
+             *       }
+             *     ]
+             */
             topics: components["schemas"]["NewsletterTopicDto"][];
         };
         WantPublicView: {
@@ -3969,8 +3981,15 @@ export interface components {
             neverOpened?: boolean;
         };
         CreateSegmentDto: {
+            /** @example Engaged readers */
             name: string;
-            /** @description Every field given narrows; `{}`: every active subscriber */
+            /**
+             * @description Every field given narrows; `{}`: every active subscriber
+             * @example {
+             *       "status": "active",
+             *       "openedWithinDays": 90
+             *     }
+             */
             filter: components["schemas"]["SegmentFilterDto"];
         };
         SegmentPersonView: {
@@ -3989,6 +4008,7 @@ export interface components {
             people: components["schemas"]["SegmentPersonView"][];
         };
         UpdateSegmentDto: {
+            /** @example Engaged readers (90 days) */
             name?: string;
             /** @description Replaces the whole filter */
             filter?: components["schemas"]["SegmentFilterDto"];
@@ -10926,6 +10946,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "topics": [
+                 *         {
+                 *           "key": "product-news",
+                 *           "name": "Product news"
+                 *         },
+                 *         {
+                 *           "key": "offers",
+                 *           "name": "Offers"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutNewsletterTopicsDto"];
             };
         };
@@ -22813,6 +22847,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Engaged readers",
+                 *       "filter": {
+                 *         "status": "active",
+                 *         "openedWithinDays": 90
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSegmentDto"];
             };
         };
@@ -23260,6 +23303,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Engaged readers (90 days)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSegmentDto"];
             };
         };

@@ -34,7 +34,7 @@ class CreateAppDto(BaseModel):
     chat_channels: Optional[Dict[str, Annotated[str, Field(strict=True, max_length=2048)]]] = Field(default=None, description="Chat channel name → the label its notifications show (e.g. `#support`); destinations are set with chat routing rules (replaces the whole map on update). Names: a lower-case letter, then at most 49 of a-z, 0-9, _ or - (^[a-z][a-z0-9_-]{0,49}$)", alias="chatChannels")
     allowed_origins: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=255)]], Field(max_length=50)]] = Field(default=None, description="Origins allowed to use the publishable key (replaces the whole list on update)", alias="allowedOrigins")
     active: Optional[StrictBool] = True
-    id: Annotated[str, Field(strict=True, max_length=64)] = Field(description="Not a route name of the service: admin, api-keys, apps, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users")
+    id: Annotated[str, Field(strict=True, max_length=64)] = Field(description="Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users")
     __properties: ClassVar[List[str]] = ["name", "description", "features", "chatChannels", "allowedOrigins", "active", "id"]
 
     @field_validator('id')
