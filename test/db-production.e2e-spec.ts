@@ -18,7 +18,13 @@ describe('Production database settings and npm run db:indexes', () => {
   let t: TestApp;
   let uri: string;
   let compiled: CompiledWorker;
-  const production = { NODE_ENV: 'production', BCRYPT_COST: '10', TRUST_PROXY: 'loopback' };
+  const production = {
+    NODE_ENV: 'production',
+    BCRYPT_COST: '10',
+    TRUST_PROXY: 'loopback',
+    MAIL_FROM: 'news@mail.example.com',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
+  };
 
   /** A database of its own on the dev server, empty until the app (or the command) writes to it. */
   const freshDatabase = () => `${process.env.TEST_MONGODB_BASE_URI}/dbops_${randomBytes(4).toString('hex')}`;

@@ -156,7 +156,13 @@ async function expectRefusedAndCounted(h: Harness, forged: () => SignedRequest, 
 
 describe('Provider formats: configuration', () => {
   const secret = randomBytes(32).toString('hex');
-  const production = { NODE_ENV: 'production', APP_SECRET: secret, MONGODB_URI: 'mongodb://db:27017/app' };
+  const production = {
+    NODE_ENV: 'production',
+    APP_SECRET: secret,
+    MONGODB_URI: 'mongodb://db:27017/app',
+    MAIL_FROM: 'news@mail.example.com',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
+  };
 
   it('refuses an unknown EMAIL_PROVIDER with one message naming the choices', () => {
     expect(() => validateEnv({ APP_SECRET: secret, EMAIL_PROVIDER: 'sparkpost' })).toThrow(

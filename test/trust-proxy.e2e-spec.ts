@@ -17,6 +17,8 @@ describe('TRUST_PROXY at start-up', () => {
     APP_SECRET: secret,
     BCRYPT_COST: '12',
     MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+    MAIL_FROM: 'News <news@mail.example.com>',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
   };
 
   it('refuses TRUST_PROXY=true in production, naming the variable and what to give instead', () => {

@@ -1,7 +1,12 @@
 import { validateEnv } from './env';
 import { databaseNameOf } from './mongodb-uri';
 
-const production = { NODE_ENV: 'production', APP_SECRET: 'x'.repeat(32) };
+const production = {
+  NODE_ENV: 'production',
+  APP_SECRET: 'x'.repeat(32),
+  MAIL_FROM: 'news@mail.example.com',
+  PUBLIC_BASE_URL: 'https://mail.example.com',
+};
 
 describe('MONGODB_URI at start-up', () => {
   it('is required in production: the embedded stand-in never serves a production process', () => {

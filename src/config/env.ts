@@ -22,6 +22,7 @@ import { IsHttpUrl } from '../common/validation/http-url.decorator';
 import { resolveAppSecret } from './app-secret';
 import { dataDirProblem } from './data-dir';
 import { databaseNameOf, hostsOf } from './mongodb-uri';
+import { publicAddressProblems } from './public-addresses';
 import { PROXY_RANGE_NAMES, trustProxyProductionProblem } from './trust-proxy';
 
 /** A lifetime such as `15m`, `1h` or `7d`, as the JWT library takes it. */
@@ -575,6 +576,8 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   if (secret === null) problems.push('  APP_SECRET: is required when NODE_ENV=production');
   if (env.NODE_ENV === 'production') problems.push(...productionDatabaseProblems(env.MONGODB_URI));
   problems.push(...providerSecretProblems(env));
+  // Sending identity (docs/operations/sending-domains.md): no placeholder From or link host in production.
+  if (env.NODE_ENV === 'production') problems.push(...publicAddressProblems(env));
   if (problems.length > 0 || !secret) {
     // One variable fits on the line; several get a line each.
     const listed = problems.length === 1 ? ` ${problems[0].trim()}` : `\n${problems.join('\n')}`;
