@@ -9,7 +9,8 @@ export type KeyPurpose =
   | 'link-seal'
   | 'magic-link'
   | 'suppression-address'
-  | 'job-secret';
+  | 'job-secret'
+  | 'dkim-key-seal';
 
 const SALT = 'admin-service/v1';
 
