@@ -20,36 +20,19 @@ export interface SendingHosts {
 export const RETURN_PATH_LABEL = 'bounces';
 export const TRACKING_LABEL = 'links';
 
-/**
- * The records an operator publishes for a domain, every DKIM key included (a retired one stays listed
- * until it is removed, so mail signed with it before a rotation still verifies).
- */
-export function recordsOf(
-  domain: Pick<SenderDomain, 'domain' | 'dkim' | 'previousKeys'>,
-  hosts: SendingHosts,
-) {
-  const keys = [domain.dkim, ...(domain.previousKeys ?? [])];
-  const records: DnsRecord[] = keys.map((key) => ({
-    purpose: 'dkim',
-    type: 'TXT',
-    name: `${key.selector}._domainkey.${domain.domain}`,
-    value: dkimRecordValue(key),
-  }));
-  records.push(
-    { purpose: 'spf', type: 'TXT', name: domain.domain, value: `v=spf1 ${hosts.spfInclude} ~all` },
+/** The records an operator publishes for a domain (docs/operations/sending-domains.md). */
+export function recordsOf(domain: Pick<SenderDomain, 'domain' | 'dkim'>, hosts: SendingHosts): DnsRecord[] {
+  const name = domain.domain;
+  return [
     {
-      purpose: 'dmarc',
+      purpose: 'dkim',
       type: 'TXT',
-      name: `_dmarc.${domain.domain}`,
-      value: 'v=DMARC1; p=none; adkim=r; aspf=r',
+      name: `${domain.dkim.selector}._domainkey.${name}`,
+      value: dkimRecordValue(domain.dkim),
     },
-    {
-      purpose: 'return-path',
-      type: 'CNAME',
-      name: `${RETURN_PATH_LABEL}.${domain.domain}`,
-      value: hosts.linkHost,
-    },
-    { purpose: 'tracking', type: 'CNAME', name: `${TRACKING_LABEL}.${domain.domain}`, value: hosts.linkHost },
-  );
-  return records;
+    { purpose: 'spf', type: 'TXT', name, value: `v=spf1 ${hosts.spfInclude} ~all` },
+    { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${name}`, value: 'v=DMARC1; p=none; adkim=r; aspf=r' },
+    { purpose: 'return-path', type: 'CNAME', name: `${RETURN_PATH_LABEL}.${name}`, value: hosts.linkHost },
+    { purpose: 'tracking', type: 'CNAME', name: `${TRACKING_LABEL}.${name}`, value: hosts.linkHost },
+  ];
 }

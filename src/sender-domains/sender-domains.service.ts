@@ -98,11 +98,7 @@ export class SenderDomainsService {
     );
     const checked = records.map((record, i) => ({ ...record, state: states[i] }));
     const recordStates: Partial<Record<RecordPurpose, RecordState>> = {};
-    for (const record of checked) {
-      // The current key decides dkim: a retired key's record may be gone already.
-      if (record.purpose === 'dkim' && !record.name.startsWith(`${domain.dkim.selector}.`)) continue;
-      recordStates[record.purpose] = record.state;
-    }
+    for (const record of checked) recordStates[record.purpose] = record.state;
     const complete = REQUIRED.every((purpose) => recordStates[purpose] === 'verified');
     const unanswered = REQUIRED.some((purpose) => recordStates[purpose] === 'unknown');
     let state: DomainState = domain.state;

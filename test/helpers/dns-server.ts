@@ -59,6 +59,6 @@ export async function startDnsServer(records: PublishedRecord[] = []): Promise<T
     socket.send(reply, peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  server.address = `127.0.0.1:${(socket.address() as AddressInfo).port}`;
+  server.address = `127.0.0.1:${socket.address().port}`;
   return server;
 }

@@ -56,7 +56,6 @@ export function toSenderDomainView(
   domain: SenderDomain,
   records: (DnsRecord & { state?: RecordState })[],
 ): SenderDomainView {
-  const current = `${domain.dkim.selector}._domainkey.`;
   return {
     id: String(domain._id),
     domain: domain.domain,
@@ -65,11 +64,7 @@ export function toSenderDomainView(
     selector: domain.dkim.selector,
     records: records.map((record) => ({
       ...record,
-      state:
-        record.state ??
-        (record.purpose !== 'dkim' || record.name.startsWith(current)
-          ? (domain.recordStates?.[record.purpose] ?? 'pending')
-          : 'pending'),
+      state: record.state ?? domain.recordStates?.[record.purpose] ?? 'pending',
     })),
     checkedAt: domain.checkedAt,
     createdAt: domain.createdAt,

@@ -35,9 +35,8 @@ export class SenderDomain {
   @Prop({ required: true, unique: true, lowercase: true }) domain: string;
   @Prop({ required: true }) appId: string;
   @Prop({ required: true, default: 'pending' }) state: DomainState;
-  /** The key that signs (newest); `previousKeys` stay published until retired (docs/operations). */
+  /** The key that signs; its selector names it in DNS. */
   @Prop({ type: Object, required: true }) dkim: DkimKey;
-  @Prop({ type: [Object], default: [] }) previousKeys: DkimKey[];
   @Prop({ type: Object, default: () => ({}) }) recordStates: Partial<Record<RecordPurpose, RecordState>>;
   @Prop() checkedAt?: Date;
 
