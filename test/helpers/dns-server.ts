@@ -1,5 +1,4 @@
 import { createSocket, type Socket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 
 export interface PublishedRecord {
