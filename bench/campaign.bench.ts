@@ -13,12 +13,13 @@
  *
  *   npm run bench -- campaign             (BENCH_RECIPIENTS=20000 for a shorter run)
  *   BENCH_SKIP_FANOUT=1 npm run bench -- campaign   (the pixel alone)
- *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench -- campaign   (where the server's CPU goes on the pixel)
+ *   BENCH_PROFILE=1 BENCH_SKIP_FANOUT=1 npm run bench -- campaign
+ *       (where the server's CPU goes on the pixel)
  *   BENCH_PROFILE=1 BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (where the service's CPU goes from send to
  *                                                                 sent: a .cpuprofile and its summary)
- *   BENCH_BASELINE_DIR=/other/checkout BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (that checkout's fan-out
- *       first, then this one's, in one run: its dist/ and .bench-build/campaign/ must exist, e.g. after one
- *       `npm run bench -- campaign` there)
+ *   BENCH_BASELINE_DIR=/other/checkout BENCH_SKIP_PIXEL=1 npm run bench -- campaign
+ *       (that checkout's fan-out first, then this one's, in one run: its dist/ and .bench-build/campaign/
+ *       must exist, e.g. after one `npm run bench -- campaign` there)
  */
 import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';
@@ -52,7 +53,9 @@ const HTML =
   'Some text of a newsletter. '.repeat(40) +
   '</p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
 
-/** The receiving SMTP server (a child process, like a relay elsewhere): counts recipients, keeps nothing else. */
+/**
+ * The receiving SMTP server (a child process, like a relay elsewhere): counts recipients, keeps nothing else.
+ */
 function runCountingSmtpServer(): void {
   const received = new Map<string, number>();
   const server = new SMTPServer({

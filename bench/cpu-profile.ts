@@ -54,7 +54,8 @@ function functionOf(node: ProfileNode): string {
 
 /**
  * The `top` functions by total time (their own and their callees', each sample counted once per function
- * however deep the recursion), with their self time beside: where a route's time goes, not only where it ends.
+ * however deep the recursion), with their self time beside: where a route's time goes, not only where it
+ * ends.
  */
 export function summariseFunctions(
   path: string,

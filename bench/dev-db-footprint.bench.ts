@@ -1,9 +1,11 @@
 /**
  * Dev database footprint: does the embedded database (the JVM running mongo-java-server on an H2 file, as
- * `npm start` launches it without MONGODB_URI, DEV_DATABASE_MAX_HEAP included) keep its memory and its file proportional to the data it holds?
+ * `npm start` launches it without MONGODB_URI, DEV_DATABASE_MAX_HEAP included) keep its memory and its file
+ * proportional to the data it holds?
  *
  *   npm run bench -- dev-db-footprint
- *   BENCH_LOAD_S=480 BENCH_IDLE_S=120 npm run bench -- dev-db-footprint   (longer load and idle; defaults 180 s and 90 s)
+ *   BENCH_LOAD_S=480 BENCH_IDLE_S=120 npm run bench -- dev-db-footprint
+ *       (longer load and idle; defaults 180 s and 90 s)
  *   BENCH_LIVE_DOCS=40000 npm run bench -- dev-db-footprint               (a larger live set; default 20,000)
  *
  * A mixed load through the MongoDB driver, shaped like the service's writes: documents of about 3 KB (a
@@ -19,7 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Collection, MongoClient } from 'mongodb';
-import { Env } from '../src/config/env';
+import { DatabaseEnv } from '../src/database/database.config';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 
 const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 180);
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'devdb-footprint-'));
   const file = join(dir, 'mongo.mv');
   // The heap limit the service gives it (DEV_DATABASE_MAX_HEAP, or the configuration's default).
-  const maxHeap = process.env.DEV_DATABASE_MAX_HEAP ?? new Env().DEV_DATABASE_MAX_HEAP;
+  const maxHeap = process.env.DEV_DATABASE_MAX_HEAP ?? new DatabaseEnv().DEV_DATABASE_MAX_HEAP;
   const database = await startDevDatabase({ file, maxHeap });
   const pid = database.pid;
   console.log(`JVM: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);

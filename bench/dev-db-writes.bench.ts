@@ -1,5 +1,6 @@
 /**
- * Dev database writes per second: what answering each write only once it is on disk costs the embedded database.
+ * Dev database writes per second: what answering each write only once it is on disk costs the embedded
+ * database.
  *
  *   npm run bench -- dev-db-writes
  *   BENCH_SECONDS=20 npm run bench -- dev-db-writes          (longer runs per cell; default 10 s)

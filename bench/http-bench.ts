@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { COMMAND_COUNT_MESSAGE, COUNT_COMMANDS_VARIABLE } from '../src/database/command-count-report';
 import { cpuSecondsOf } from './process-cpu';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
+/** What bench/command-count.js, preloaded into the server, answers to and with. */
+const COMMAND_COUNT_MESSAGE = 'db-command-count';
 export const BENCH_ADMIN = { email: 'bench-admin@example.com', password: 'bench-password-1' };
 
 export function freePort(): Promise<number> {
@@ -117,7 +118,8 @@ export async function startServer(
 ): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const child = spawn(process.execPath, [...nodeArgs, join(dist, 'main.js')], {
+  const counter = join(PROJECT_ROOT, 'bench', 'command-count.js');
+  const child = spawn(process.execPath, ['--require', counter, ...nodeArgs, join(dist, 'main.js')], {
     cwd: resolve(dist, '..'),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {
@@ -134,7 +136,6 @@ export async function startServer(
       BCRYPT_COST: '10',
       EMAIL_WORKER_ENABLED: 'false',
       TRUST_PROXY: 'loopback',
-      [COUNT_COMMANDS_VARIABLE]: '1',
       ...env,
     },
   });

@@ -1,6 +1,7 @@
 /**
- * Subscriber import benchmark: 100,000 new subscribers through `POST /admin/{appId}/newsletter/subscribers/import`
- * on the built server, in 10 requests of 10,000 (one after the other, as an admin's upload would go).
+ * Subscriber import benchmark: 100,000 new subscribers through
+ * `POST /admin/{appId}/newsletter/subscribers/import` on the built server, in 10 requests of 10,000 (one
+ * after the other, as an admin's upload would go).
  *
  *   npm run bench -- import
  *   BENCH_PROFILE=1 npm run bench -- import   (also: where the server's CPU time goes)

@@ -4,7 +4,8 @@
  *
  *   npm run bench -- joinlist
  *   BENCH_PROFILE=1 npm run bench -- joinlist   (also: where the server's CPU time goes during signups)
- *   BENCH_BASELINE_DIST=/path/to/other/dist npm run bench -- joinlist   (also that build's signups, as "before")
+ *   BENCH_BASELINE_DIST=/path/to/other/dist npm run bench -- joinlist
+ *       (also that build's signups, as "before")
  *
  * Scenarios, each with a unique address and a unique client IP (X-Forwarded-For, TRUST_PROXY=loopback) per
  * request, so the 10-per-minute limit per client never answers instead of the route:

@@ -5,7 +5,8 @@
  *
  *   npm run bench -- list-pages
  *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench -- list-pages   (before/after in one run)
- *   BENCH_DOCS=20000 BENCH_REQUESTS=5 …   (matching documents per list; timed requests per page, median shown)
+ *   BENCH_DOCS=20000 BENCH_REQUESTS=5 …
+ *       (matching documents per list; timed requests per page, median shown)
  *
  * "Last reachable page": the deepest `page` a build takes at limit 20 (before: 5,000, a skip of 99,980;
  * after: 501, a skip of 10,000), and, after, the last page reached by cursor (`after=` the record before it).

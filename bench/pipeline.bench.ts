@@ -5,9 +5,10 @@
  *   npm run bench -- pipeline
  *   BENCH_PROFILE=1 npm run bench -- pipeline   (adds where the server's CPU time went, by package)
  *   BENCH_PROFILE=functions npm run bench -- pipeline   (and by function, total and self time)
- *   BENCH_ONLY=unknown npm run bench -- pipeline   (only the scenarios whose name contains a word, and the baseline)
- *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench -- pipeline   (that build's answers to the same paths beside,
- *     in one run)
+ *   BENCH_ONLY=unknown npm run bench -- pipeline
+ *       (only the scenarios whose name contains a word, and the baseline)
+ *   BENCH_BASELINE_DIST=/other/checkout/dist npm run bench -- pipeline
+ *       (that build's answers to the same paths beside, in one run)
  *
  * - an unknown route: the pipeline alone (hooks, security headers, request id, access log, the 404 envelope);
  * - `GET /health/live`: the pipeline plus a public route that never touches the database;

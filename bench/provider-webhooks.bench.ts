@@ -18,7 +18,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import type { EmailProviderName } from '../src/config/env';
+import type { EmailProviderName } from '../src/email/events/email-events.config';
 import { providerFormat } from '../src/email/events/providers/registry';
 import type { WebhookRequest } from '../src/email/events/providers/provider-format';
 import { snsEndpointRule } from '../src/email/events/providers/sns-endpoints';

@@ -3,7 +3,7 @@
  * time (`POST /admin/templates`, which compiles and test-renders each field in a template worker), while a
  * probe asks `GET /health/live` one request after another. Reported per bomb: the answers of the saves,
  * their slowest answer, and the probe's p50 / p99 / worst latency, an upper bound of the server's longest
- * event-loop stall meanwhile (docs/decisions.md "Issue 33: template cost bounded by construction").
+ * event-loop stall meanwhile (docs/decisions/security-template-sandbox.md).
  * Goal: p99 <= 50 ms.
  *
  *   npm run bench -- template-compile        (BENCH_PARALLEL=20 saves at a time by default)

@@ -6,6 +6,7 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppsModule } from './apps/apps.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { MagicLinkModule } from './auth/magic-link/magic-link.module';
 import { ChatModule } from './chat/chat.module';
@@ -40,6 +41,8 @@ import { WantsModule } from './wants/wants.module';
     QueueModule,
     ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: throttlerOptions }),
     CryptoModule,
+    // Staff actions' audit trail: its interceptor wraps every audited route (src/audit/audit-actions.ts).
+    AuditModule,
     DirectRoutesModule,
     HealthModule,
     AuthModule,

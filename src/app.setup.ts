@@ -11,7 +11,9 @@ import { registerBodyParsers } from './common/http/body/body-parsers';
 import { isDirectRoute } from './common/http/direct-routes';
 import {
   clientErrorHandler,
+  DOCS_SECURITY_HEADERS,
   frameworkErrorHandler,
+  isDocsPage,
   MAX_PATH_SEGMENT,
   SECURITY_HEADERS,
 } from './common/http/edge-errors';
@@ -81,7 +83,7 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     // The largest body any route may take; each route's own limit is checked by the JSON parser.
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: trustProxy(trustProxySetting),
-    // Paths answer with or without the trailing slash the spec writes (`/users/` and `/users`).
+    // Paths answer with or without the trailing slash the API contract writes (`/users/` and `/users`).
     // Signed link tokens travel in the path (`/unsubscribe/{token}`, tracking links): longer than Fastify's
     // default of 100 characters per parameter, still bounded (LinkTokens refuses more than 512).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
@@ -91,7 +93,8 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     requestIdHeader: false,
     // Stop accepting on close, but let in-flight requests finish.
     return503OnClosing: true,
-    // A body that never arrives (a Content-Length larger than what is sent) ends with a 408, not a held socket.
+    // A body that never arrives (a Content-Length larger than what is sent) ends with a 408, not a held
+    // socket.
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Router and HTTP-parser errors answer like every other error (envelope, security headers, request id).
     frameworkErrors: frameworkErrorHandler,
@@ -106,10 +109,13 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   app.useLogger(app.get(ServiceLogger));
   // Every answer carries helmet's security headers (computed once, see SECURITY_HEADERS: @fastify/helmet
   // would rebuild the same values on every request) and its request id. A route may override a header
-  // (the unsubscribe page sets its own Content-Security-Policy); a direct route (the open pixel) sets its own.
+  // (the unsubscribe page sets its own Content-Security-Policy); a direct route (the open pixel) sets its
+  // own. Swagger UI gets a policy that works over plain http on any host (DOCS_SECURITY_HEADERS).
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
-    if (!isDirectRoute(request)) reply.headers(SECURITY_HEADERS);
+    if (!isDirectRoute(request)) {
+      reply.headers(isDocsPage(request.url) ? DOCS_SECURITY_HEADERS : SECURITY_HEADERS);
+    }
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });

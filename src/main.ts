@@ -59,6 +59,7 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   bootLogger().fatal(error instanceof Error ? error.message : String(error), 'Main');
-  // Whatever the failed start left open (a database connection, the embedded database) must not keep it alive.
+  // Whatever the failed start left open (a database connection, the embedded database) must not keep it
+  // alive.
   process.exit(1);
 });

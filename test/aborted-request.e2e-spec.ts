@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import { loggerParams } from '../src/common/logging/log-stream';
 import { createTestApp, TestApp } from './helpers/app';
+import { waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -51,12 +52,12 @@ describe('A client that disconnects in the middle of its request body', () => {
 
   /** Polls the captured lines (the server sees the reset asynchronously) for the first that matches. */
   async function logLine(message: RegExp): Promise<LogLine> {
-    for (let i = 0; i < 250; i += 1) {
-      const line = lines.find((l) => message.test(l.msg));
-      if (line) return line;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no log line matching ${String(message)} in ${JSON.stringify(lines.map((l) => l.msg))}`);
+    const find = () => lines.find((l) => message.test(l.msg));
+    await waitFor(() => find() !== undefined, {
+      intervalMs: 20,
+      describe: () => `no log line matching ${String(message)} in ${JSON.stringify(lines.map((l) => l.msg))}`,
+    });
+    return find()!;
   }
 
   it('is logged as an aborted request below error level, without an errorId or a stack', async () => {

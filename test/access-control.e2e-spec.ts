@@ -15,7 +15,16 @@ describe('Access control: role × route', () => {
   let routes: RouteEntry[];
 
   /** Routes any signed-in user may call whatever the method; their handlers check the rest. */
-  const SIGNED_IN_ROUTES = ['POST /auth/refresh', 'GET /auth/me', 'PATCH /users/:id/password', 'GET /apps'];
+  const SIGNED_IN_ROUTES = [
+    'POST /auth/refresh',
+    'GET /auth/me',
+    'POST /auth/logout',
+    'POST /auth/2fa/setup',
+    'POST /auth/2fa/enable',
+    'POST /auth/2fa/disable',
+    'PATCH /users/:id/password',
+    'GET /apps',
+  ];
 
   beforeAll(async () => {
     t = await createTestApp({ imports: [DiscoveryModule] });

@@ -186,10 +186,10 @@ describe('Analytics counters: retried writes and the rebuild command', () => {
         expect(run.exit.code).toBe(2);
         expect(run.output).toContain('Usage: npm run analytics:rebuild -- --campaign <campaignId>');
       }
-    }, 60_000);
+    });
 
     const runRebuild = async (args: string[]) => {
-      const script = ['analytics-rebuild.js', join('src', 'analytics-rebuild.js')]
+      const script = [join('cli', 'analytics-rebuild.js'), join('src', 'cli', 'analytics-rebuild.js')]
         .map((name) => join(compiled.dir, name))
         .find((file) => existsSync(file));
       if (!script) throw new Error(`no analytics-rebuild.js in ${compiled.dir}`);

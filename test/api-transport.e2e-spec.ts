@@ -223,7 +223,7 @@ describe('E-mail through the Resend API transport', () => {
       expect.stringMatching(/^Resend API unavailable: Resend API (429|503)/),
     );
     warn.mockRestore();
-  }, 90_000);
+  });
 
   it('ends a job the API refuses as invalid (422) dead at once, with the reason', async () => {
     receiver.answer = () => ({

@@ -112,7 +112,8 @@ describe('Apps', () => {
       [{ features: ['a'] }, /features must be an object/],
       [{ features: { $set: 1 } }, /features/],
       [{ features: { 'a.b': 1 } }, /features/],
-      // Flat scalars only (issue 12): nesting, arrays, nulls, long text and too many entries are refused.
+      // Flat scalars only (docs/decisions/security-hostile-input.md): nesting, arrays, nulls, long text and
+      // too many entries are refused.
       [{ features: { nested: { a: [1, 2] } } }, /features must be an object of at most 50 names/],
       [{ features: { list: [1, 2] } }, /features/],
       [{ features: { none: null } }, /features/],

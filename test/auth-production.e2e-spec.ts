@@ -12,6 +12,8 @@ describe('POST /auth/hash-password in production', () => {
     // ... and a placeholder From or link host.
     process.env.MAIL_FROM = 'news@mail.example.com';
     process.env.PUBLIC_BASE_URL = 'https://mail.example.com';
+    // ... and mail to files unless asked for.
+    process.env.EMAIL_TRANSPORT = 'outbox';
     t = await createTestApp();
   });
   afterAll(() => t.close());

@@ -186,7 +186,8 @@ describe('Bounded documents', () => {
 
     it('a ticket at its maximum stays under 16 MiB; one more message is refused with a 413', async () => {
       const id = await worstTicket();
-      // Most of the thread seeded directly (hundreds of 40 KB requests add nothing), counted as the API counts.
+      // Most of the thread seeded directly (hundreds of 40 KB requests add nothing), counted as the API
+      // counts.
       const seeded = Array.from(
         { length: Math.floor(THREAD_MAX_BYTES / threadEntryBytes(worstMessage())) - 3 },
         worstMessage,

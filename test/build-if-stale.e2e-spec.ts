@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path';
 const SCRIPT = resolve(__dirname, '..', 'tools', 'build-if-stale.js');
 
 /**
- * `npm start`'s prestart step in a project of its own with a fake `nest` CLI that counts its builds (it writes
- * dist/main.js and appends to dist/builds.log).
+ * `npm start`'s prestart step in a project of its own with a fake `nest` CLI that counts its builds (it
+ * writes dist/main.js and appends to dist/builds.log).
  */
 describe('npm start builds only when the sources changed', () => {
   let root: string;

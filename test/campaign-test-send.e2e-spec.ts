@@ -6,11 +6,12 @@ import Handlebars from 'handlebars';
 import { OUTSIDE_TESTS_PER_WINDOW } from '../src/newsletter/campaigns/campaign-test-recipients';
 import { Campaign } from '../src/newsletter/campaigns/schemas/campaign.schema';
 import { User } from '../src/users/schemas/user.schema';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const HTML = '<h1>Hello {{firstName}}</h1><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
 
@@ -30,20 +31,13 @@ describe('Campaign test copies (issue 24: relaying any HTML to any address)', ()
   let user: Session;
   let appId: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    t = await createTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
+  const mailApp = useMailApp();
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
   });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     user = await createSession(t, Role.User);
     appId = (await seedApp(t)).id;
-    smtp.received.length = 0;
   });
 
   const base = () => `/admin/${appId}/newsletter/campaigns`;

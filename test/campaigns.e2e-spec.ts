@@ -335,7 +335,9 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
   });
 
   describe('completion counted from the queue', () => {
-    /** The worker's hints to the campaigns vanish, as when its process dies right after recording outcomes. */
+    /**
+     * The worker's hints to the campaigns vanish, as when its process dies right after recording outcomes.
+     */
     const losingHints = () => {
       const emitter = t.app.get(EventEmitter2);
       const emit = emitter.emit.bind(emitter);

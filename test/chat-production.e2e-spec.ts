@@ -56,6 +56,8 @@ describe('Chat notifications across restarts and in production', () => {
       delete process.env.MAIL_FROM;
       delete process.env.PUBLIC_BASE_URL;
     }
+    // ... and mail to files unless asked for.
+    process.env.EMAIL_TRANSPORT = 'outbox';
     const t = await createTestApp({ overrides });
     return { t, admin: await createSession(t) };
   };

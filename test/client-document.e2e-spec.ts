@@ -36,7 +36,7 @@ interface Document {
 const UNKNOWN_ID = '0123456789abcdef01234567';
 
 /**
- * Issue 27: what clients generated from /docs-json (openapi-typescript, openapi-generator) tripped over,
+ * What clients generated from /docs-json (openapi-typescript, openapi-generator) tripped over,
  * in the document and in the server's behaviour behind it. The generated-client gate itself is
  * test/generated-client.e2e-spec.ts.
  */

@@ -8,10 +8,11 @@ import { EMAIL_JOB_STATUSES, EmailJob } from '../src/email/jobs/schemas/email-jo
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { drainEmailQueue } from './helpers/email-queue';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const WORKER_OPTIONS: EmailWorkerOptions = {
   concurrency: 2,
@@ -45,26 +46,18 @@ describe('Contacts (admin)', () => {
   let viewer: Session;
   let appId: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  const mailApp = useMailApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     people = t.app.get(ContactsService);
     email = t.app.get(EmailService);
     suppression = t.app.get(SuppressionService);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     ({ admin, user, viewer } = await createSessions(t));
     appId = (await seedApp(t)).id;
-    smtp.received.length = 0;
-    smtp.attempts.length = 0;
   });
 
   /** A person signed up to the app (a ledger event with IP and referral URL), then named and tagged. */
@@ -674,7 +667,7 @@ describe('Contacts (admin)', () => {
         }),
       ]);
 
-      // E-mail jobs: the queued one cancelled, every one scrubbed; statuses stay the spec's.
+      // E-mail jobs: the queued one cancelled, every one scrubbed; statuses stay the contract's.
       const queuedJob = await jobById(queued);
       expect(queuedJob).toMatchObject({ status: 'dead', lastError: ERASED_RECIPIENT_ERROR });
       expect(queuedJob.payload).toEqual({

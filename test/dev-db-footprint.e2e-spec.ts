@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { InvalidEnvironmentError, validateEnv } from '../src/config/env';
 import { startDevDatabase } from '../src/database/dev-database';
 import { createTestApp } from './helpers/app';
+import { waitFor } from './helpers/wait';
 
 const SECRET = 'x'.repeat(32);
 
@@ -39,10 +40,11 @@ describe('Dev database footprint', () => {
     });
     try {
       expect(commandLine(database.pid)).toContain('-Xmx96m');
-      // The report follows READY on the same stream; give it a moment to arrive.
-      for (let i = 0; i < 50 && !lines.some((line) => line.includes('heap limit')); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // The report follows READY on the same stream: wait for it to arrive.
+      await waitFor(() => lines.some((line) => line.includes('heap limit')), {
+        intervalMs: 20,
+        describe: () => `no heap limit line in ${JSON.stringify(lines)}`,
+      });
       const reported = lines.find((line) => line.includes('heap limit'));
       expect(reported).toMatch(/heap limit (\d+) MB; data in .*mongo\.mv/);
       const mb = Number(/heap limit (\d+) MB/.exec(reported!)![1]);

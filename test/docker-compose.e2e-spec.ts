@@ -118,10 +118,27 @@ describe('docker/docker-compose.yml', () => {
 
   it('starts the index run and the api only once the primary is writable, and the api after the indexes', () => {
     expect(indexes.depends_on).toEqual({ mongo: { condition: 'service_healthy' } });
-    expect(indexes.command).toEqual(['node', 'dist/db-indexes.js']);
+    expect(indexes.command).toEqual(['node', 'dist/cli/db-indexes.js']);
     expect(api.depends_on).toEqual({
       mongo: { condition: 'service_healthy' },
       indexes: { condition: 'service_completed_successfully' },
+    });
+  });
+});
+
+describe('docker/docker-compose.yml: the secret and the way in', () => {
+  it('refuses to start either service without APP_SECRET, naming where it goes', () => {
+    for (const service of [api, indexes]) {
+      expect(service.environment!.APP_SECRET).toMatch(/^\$\{APP_SECRET:\?.*docker\/\.env/);
+    }
+  });
+
+  it('passes on the admin settings and the mail transport the service needs in production', () => {
+    expect(api.environment).toMatchObject({
+      ADMIN_EMAIL: '${ADMIN_EMAIL:-}',
+      ADMIN_PASSWORD: '${ADMIN_PASSWORD:-}',
+      SMTP_URL: '${SMTP_URL:-}',
+      EMAIL_TRANSPORT: '${EMAIL_TRANSPORT:-}',
     });
   });
 });

@@ -48,6 +48,16 @@ describe('The API guide’s shell examples, pasted after the walkthrough', () =>
     const blocks = [
       { file: 'README.md', line: 0, script: markedBashBlock('README.md', 'walkthrough') },
       ...PAGES.flatMap(exampleBlocks),
+      // Pasted again after every page (staff's GDPR delete included): the examples leave the walkthrough's
+      // people mailable, and nothing in the reader's working directory.
+      { file: 'README.md (again)', line: 0, script: markedBashBlock('README.md', 'walkthrough') },
+      {
+        file: 'after all examples',
+        line: 0,
+        script:
+          '[ "$SENT" -ge 3 ] || { echo "the walkthrough again sent $SENT, not 3" >&2; exit 1; }\n' +
+          '[ -z "$(ls -A)" ] || { echo "left in the working directory: $(ls -A)" >&2; exit 1; }\n',
+      },
     ];
     const script = blocks
       .map((block, index) => `${block.script}\nprintf '\\nBLOCK DONE ${index}\\n'\n`)

@@ -37,7 +37,10 @@ function rawRequest(port: number, bytes: string): Promise<RawResponse> {
   });
 }
 
-/** Router and HTTP-parser errors (issue 12, defect 8): the envelope, the security headers, a request id. */
+/**
+ * Router and HTTP-parser errors (docs/decisions/security-hostile-input.md): the envelope, the security
+ * headers, a request id.
+ */
 describe('Errors raised before the application sees a request', () => {
   let t: TestApp;
   let port: number;
@@ -122,7 +125,8 @@ describe('Errors raised before the application sees a request', () => {
   it('gives an ordinary 404 the same headers (the reference the answers above are held to)', async () => {
     const res = await rawRequest(port, 'GET /no-such-route HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expectAnsweredLikeAnyError(res, 404);
-    // The header set written on the socket is exactly what ordinary answers carry (helmet's headers, computed once).
+    // The header set written on the socket is exactly what ordinary answers carry (helmet's headers, computed
+    // once).
     expect(Object.keys(SECURITY_HEADERS).length).toBeGreaterThan(8);
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers[name]).toBe(value);
   });

@@ -8,12 +8,13 @@ import { EmailJobStore } from '../src/email/jobs/email-job.store';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { CampaignProgress } from '../src/newsletter/campaigns/campaign-progress';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApiKey, seedApp, subscriberDocument } from './helpers/factories';
 import type { HttpClient, RequestOptions, TestResponse } from './helpers/http';
 import { createSessions, Session, TEST_PASSWORD } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const ORIGIN = 'https://www.shop.test';
 /** Quick retries: a plan that fails (as every one with such an address did) dies within the drain. */
@@ -46,23 +47,16 @@ describe('One e-mail address rule', () => {
   let contacts: Model<Contact>;
   let client = 0;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  const mailApp = useMailApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     ({ admin } = await createSessions(t));
     app = await seedApp(t, { name: 'Shop', allowedOrigins: [ORIGIN] });
     page = t.http.with({ 'x-app-key': app.publicKey, origin: ORIGIN });
     key = t.http.with({ 'x-api-key': (await seedApiKey(t, app.id)).value });
-    smtp.received.length = 0;
   });
 
   it('has a 255-character address in the corpus', () => {

@@ -565,7 +565,10 @@ describe('E-mail queue, worker and delivery', () => {
       smtp.delayMs = 300;
       const queued = await email.enqueueEmails([{ message: literal }, { message: literal }]);
       const run = worker.processDueJobs();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Both messages are in flight (the server holds its answer for 300 ms) before the stop begins.
+      for (let i = 0; smtp.attempts.length < 2 && i < 2_000; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       const closing = t.app.close();
       await Promise.all([run, closing]);
       smtp.delayMs = 0;

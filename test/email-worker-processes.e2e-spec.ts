@@ -148,7 +148,7 @@ describe('E-mail worker processes', () => {
     expect(receivedAtKill).toBeGreaterThanOrEqual(60);
     // No SMTP server errors beyond A's connections reset when it was killed (those are not recorded).
     expect(server.serverErrors).toEqual([]);
-  }, 100_000);
+  });
 
   it('two workers on one queue deliver 1,000 messages exactly once', async () => {
     smtp = await startSmtpServer();
@@ -177,7 +177,7 @@ describe('E-mail worker processes', () => {
     );
     expect(unmatched).toEqual([]);
     expect(server.serverErrors).toEqual([]);
-  }, 100_000);
+  });
 
   it('SIGTERM: the worker stops claiming, finishes the messages in flight, records them and exits', async () => {
     smtp = await startSmtpServer();
@@ -218,5 +218,5 @@ describe('E-mail worker processes', () => {
     expect(duplicateMessageIds(server.received)).toEqual([]);
     expect(new Set(receivedIds(server))).toEqual(new Set(claimed.map((job) => `<${job.messageId}>`)));
     expect(server.serverErrors).toEqual([]);
-  }, 100_000);
+  });
 });

@@ -2,11 +2,12 @@ import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
 import { Contact } from '../src/contacts/schemas/contact.schema';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
-import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const decoded = (mail: ReceivedMail) =>
   mail.raw
@@ -17,7 +18,7 @@ const claimsOf = (jwt: string) =>
   JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
 
 /**
- * Issue 24, defect 11: an end-user token outlived the person's GDPR erasure and carried their address.
+ * Found in a review: an end-user token outlived the person's GDPR erasure and carried their address.
  * Tokens now name the person record and its token version, which an erasure bumps.
  */
 describe('End-user tokens and GDPR erasure', () => {
@@ -31,20 +32,12 @@ describe('End-user tokens and GDPR erasure', () => {
   let client = 0;
   const fresh = () => ({ headers: { 'x-forwarded-for': `10.24.11.${(client += 1) % 250}` } });
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    t = await createTestApp();
+  const mailApp = useMailApp();
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.SMTP_URL;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
-    smtp.received.length = 0;
     admin = await createSession(t);
     appId = (await seedApp(t)).id;
     backend = t.http.with({ 'x-api-key': (await seedApiKey(t, appId)).value });

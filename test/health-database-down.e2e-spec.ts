@@ -1,6 +1,6 @@
 import { DevDatabase, startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { HEALTH_REFRESH_MS } from '../src/health/health.service';
 import { createTestApp, TestApp } from './helpers/app';
+import { waitFor } from './helpers/wait';
 
 describe('GET /health when the database goes away', () => {
   let database: DevDatabase;
@@ -17,20 +17,18 @@ describe('GET /health when the database goes away', () => {
     await database.stop();
   });
 
-  it('answers 200 while connected, then 503 with status "error" within a refresh once the database stops', async () => {
+  it('answers 200 while connected, then 503 with status "error" once the database stops', async () => {
     expect((await t.http.get('/health')).status).toBe(200);
     expect((await t.http.get('/health/live')).status).toBe(200);
     await database.stop();
-    const startedAt = Date.now();
-    // The figures are refreshed in the background: the loss shows within one refresh (10 s) and its 2 s
-    // bound, or sooner when the driver's own monitor marks the connection down.
+    // The driver's monitor marks the connection down (or the next background refresh finds it gone); the
+    // deadline is a safety net, not the claim.
     let res = await t.http.get('/health');
-    while (res.status === 200 && Date.now() - startedAt < 15_000) {
-      await new Promise((done) => setTimeout(done, 100));
-      res = await t.http.get('/health');
-    }
+    await waitFor(async () => (res = await t.http.get('/health')).status !== 200, {
+      intervalMs: 100,
+      describe: () => `still ${res.status}`,
+    });
     expect(res.status).toBe(503);
-    expect(Date.now() - startedAt).toBeLessThan(HEALTH_REFRESH_MS + 3_000);
     expect(res.body.status).toBe('error');
     expect(res.body.database.connected).toBe(false);
     // Nothing else is asked of a database that did not answer the ping; the probe stays bounded.

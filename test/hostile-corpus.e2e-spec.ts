@@ -114,7 +114,9 @@ describe('Hostile bodies on every route', () => {
     `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(41)}.${MARKER}`,
   ];
 
-  /** Every address field (`email`, `authorEmail`, …) of a JSON value set to `address`; null when it has none. */
+  /**
+   * Every address field (`email`, `authorEmail`, …) of a JSON value set to `address`; null when it has none.
+   */
   function withAddress(value: unknown, address: string): unknown {
     if (Array.isArray(value)) {
       const items = value.map((item) => withAddress(item, address));

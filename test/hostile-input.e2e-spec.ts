@@ -5,7 +5,10 @@ import { seedApp } from './helpers/factories';
 import { multipart } from './helpers/multipart';
 import { createSession, Session } from './helpers/session';
 
-/** The defects of issue 12 that the shared request pipeline answers, each reproduced as it was found. */
+/**
+ * The hostile-input defects (docs/decisions/security-hostile-input.md) that the shared request pipeline
+ * answers, each reproduced as it was found.
+ */
 describe('Hostile input', () => {
   let t: TestApp;
   let admin: Session;

@@ -6,12 +6,13 @@ import { type Contact } from '../src/contacts/schemas/contact.schema';
 import { NewsletterSignupEvent, SignupEvents } from '../src/contacts/signup.events';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApiKey, seedApp } from './helpers/factories';
 import type { HttpClient } from './helpers/http';
 import { createSessions } from './helpers/session';
-import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const ORIGIN = 'https://www.shop.test';
 const PUBLIC_BASE_URL = 'https://admin.example.test';
@@ -43,26 +44,17 @@ describe('Joinlist consent: signup-bound links and double opt-in', () => {
   let signups: NewsletterSignupEvent[];
   let client = 0;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.PUBLIC_BASE_URL = PUBLIC_BASE_URL;
-    t = await createTestApp();
+  const mailApp = useMailApp({ env: { PUBLIC_BASE_URL } });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken('Contact'));
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     t.app.get(EventEmitter2).on(SignupEvents.NewsletterSignup, (event: NewsletterSignupEvent) => {
       signups.push(event);
     });
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.PUBLIC_BASE_URL;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     app = await seedApp(t, { name: 'Shop', allowedOrigins: [ORIGIN] });
-    smtp.received.length = 0;
     signups = [];
     client += 1;
     page = pageOf(app);

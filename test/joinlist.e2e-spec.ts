@@ -9,11 +9,12 @@ import { NewsletterSignupEvent, SignupEvents } from '../src/contacts/signup.even
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { drainEmailQueue } from './helpers/email-queue';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
 import type { HttpClient } from './helpers/http';
 import { createSessions, Session } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const ORIGIN = 'https://www.shop.test';
 const PUBLIC_BASE_URL = 'https://admin.example.test';
@@ -29,27 +30,18 @@ describe('Joinlist and unsubscribe', () => {
   let signups: NewsletterSignupEvent[];
   let client = 0;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.PUBLIC_BASE_URL = PUBLIC_BASE_URL;
-    t = await createTestApp();
+  const mailApp = useMailApp({ env: { PUBLIC_BASE_URL } });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken('Contact'));
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     t.app.get(EventEmitter2).on(SignupEvents.NewsletterSignup, (event: NewsletterSignupEvent) => {
       signups.push(event);
     });
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.PUBLIC_BASE_URL;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     ({ admin } = await createSessions(t));
     app = await seedApp(t, { name: 'Shop', allowedOrigins: [ORIGIN] });
-    smtp.received.length = 0;
     signups = [];
     // A client address per test, so the per-IP limit of one test does not spill into the next.
     client += 1;
@@ -74,7 +66,7 @@ describe('Joinlist and unsubscribe', () => {
       expect(res.body).toEqual({
         success: true,
         alreadySubscribed: false,
-        // Sealed: one opaque base64url segment (docs/decisions.md "Issue 33: public answers").
+        // Sealed: one opaque base64url segment (docs/decisions/security-public-answers.md).
         unsubscribeUrl: expect.stringMatching(new RegExp(`^${PUBLIC_BASE_URL}/unsubscribe/[A-Za-z0-9_-]+$`)),
       });
 
@@ -117,7 +109,8 @@ describe('Joinlist and unsubscribe', () => {
     it('answers a repeat like a first signup, appends nothing, and mails the welcome once', async () => {
       expect((await join({ email: 'ada@example.com', firstName: 'Ada' })).body.alreadySubscribed).toBe(false);
       const again = await join({ email: 'ADA@example.com' });
-      // A public answer does not tell that the address is a subscriber (docs/decisions.md).
+      // A public answer does not tell that the address is a subscriber
+      // (docs/decisions/security-public-answers.md).
       expect(again.body.alreadySubscribed).toBe(false);
       expect((await person('ada@example.com'))!.consentHistory).toHaveLength(1);
       expect(signups).toHaveLength(1);

@@ -11,9 +11,9 @@ import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
 import { createSession } from './helpers/session';
 
 /**
- * Which way the last-admin rule is kept depends on the deployment (docs/operations/running-on-mongodb.md). No replica
- * set can run on this machine, so the transactional path is shown to be chosen, not shown to commit: the
- * dev stand-in has no sessions and the driver refuses it before anything is written.
+ * Which way the last-admin rule is kept depends on the deployment (docs/operations/running-on-mongodb.md). No
+ * replica set can run on this machine, so the transactional path is shown to be chosen, not shown to commit:
+ * the dev stand-in has no sessions and the driver refuses it before anything is written.
  */
 
 // The handshake fields of each kind of deployment, as MongoDB 7 answers `hello` (other fields left out).

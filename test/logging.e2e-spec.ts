@@ -8,6 +8,7 @@ import { resolveLogFormat } from '../src/common/logging/log-format';
 import { freePort } from './helpers/api-process';
 import { createTestApp, type TestApp } from './helpers/app';
 import { compileWorker, type CompiledWorker } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -45,9 +46,7 @@ describe('Access log: one short line per request', () => {
 
   /** The access line is written once the answer is sent, so it may follow the response by a moment. */
   async function accessLine(): Promise<{ raw: string; line: LogLine }> {
-    for (let i = 0; i < 100 && accessLines().length === 0; i += 1) {
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    await waitFor(() => accessLines().length > 0, { intervalMs: 10, describe: () => 'no access line' });
     expect(accessLines()).toHaveLength(1);
     return accessLines()[0];
   }
@@ -180,7 +179,7 @@ describe('The server process log', () => {
     // Nest's line per module and per route are debug lines: the start-up an operator reads is short.
     expect(lines.filter((line) => line.context === 'RouterExplorer')).toEqual([]);
     expect(lines.length).toBeLessThan(20);
-  }, 60_000);
+  });
 
   it('writes readable lines with LOG_FORMAT=pretty', async () => {
     const { stdout } = await runServer({ LOG_FORMAT: 'pretty' });
@@ -188,7 +187,7 @@ describe('The server process log', () => {
     expect(stdout).toMatch(/INFO: GET \/health 200 [\d.]+ ms/);
     // No terminal here: no colours either.
     expect(stdout).not.toContain('\u001b[');
-  }, 60_000);
+  });
 
   it('reports a bad setting as one fatal line naming it', async () => {
     const child = spawn(process.execPath, [build.mainJs], {
@@ -207,5 +206,5 @@ describe('The server process log', () => {
     const [line, ...rest] = stdout.trim().split('\n');
     expect(rest).toEqual([]);
     expect(JSON.parse(line)).toMatchObject({ level: 60, msg: expect.stringContaining('LOG_FORMAT') });
-  }, 60_000);
+  });
 });

@@ -11,11 +11,12 @@ import { Contact } from '../src/contacts/schemas/contact.schema';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { drainEmailQueue } from './helpers/email-queue';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { seedApiKey, seedApp } from './helpers/factories';
 import type { RequestOptions } from './helpers/http';
 import { createSession, Session } from './helpers/session';
-import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const SIGN_IN_PAGE = 'https://shop.example.com/sign-in?from=mail';
 
@@ -43,27 +44,20 @@ describe('Magic link (end-user sign-in)', () => {
   let appId: string;
   let apiKey: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.MAIL_FROM = 'Admin Service <no-reply@mail.example.com>';
-    process.env.PUBLIC_BASE_URL = 'https://api.example.com';
-    t = await createTestApp();
+  const mailApp = useMailApp({
+    env: {
+      MAIL_FROM: 'Admin Service <no-reply@mail.example.com>',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+    },
+  });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     service = t.app.get(MagicLinkService);
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     links = t.app.get<Model<MagicLinkToken>>(getModelToken(MagicLinkToken.name));
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.SMTP_URL;
-    delete process.env.MAIL_FROM;
-    delete process.env.PUBLIC_BASE_URL;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
-    smtp.received.length = 0;
     admin = await createSession(t);
     appId = (await seedApp(t, { name: 'Shop', features: { magicLinkUrl: SIGN_IN_PAGE } })).id;
     apiKey = (await seedApiKey(t, appId)).value;
@@ -423,7 +417,7 @@ describe('Magic link (end-user sign-in)', () => {
 
     it('refuses a bad token instead of ignoring it (401)', async () => {
       const forged = `${(await signIn('ada@example.com')).slice(0, -4)}AAAA`;
-      // A back-office token is passed over instead since issue 27 (test/client-document.e2e-spec.ts).
+      // A back-office token is passed over instead (test/client-document.e2e-spec.ts).
       for (const authorization of [`Bearer ${forged}`, 'Bearer not-a-token', 'Basic dXNlcjpwYXNz']) {
         const res = await backend
           .with({ authorization })

@@ -53,8 +53,8 @@ function signedBounce(messageId: string, to: string) {
 }
 
 /**
- * The message ledger (docs/operations/data-retention.md): what bounces, complaints and idempotency keys need of a message
- * outlives its job. The dev database never runs TTL, so a job's expiry is its deletion here.
+ * The message ledger (docs/operations/data-retention.md): what bounces, complaints and idempotency keys need
+ * of a message outlives its job. The dev database never runs TTL, so a job's expiry is its deletion here.
  */
 describe('Message ledger: retention that keeps what later steps need', () => {
   let smtp: TestSmtpServer;

@@ -217,5 +217,5 @@ describe('Several instances: two API processes and a worker process on one datab
     // Several workers took part (the queue was shared, not drained by one of them).
     const senders = new Set(campaignMail().map((mail) => mail.headers.from));
     expect(senders.size).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  });
 });

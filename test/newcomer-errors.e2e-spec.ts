@@ -17,6 +17,7 @@ import { seedApp } from './helpers/factories';
 import { createSessions, type Session } from './helpers/session';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
 import { compileWorker, killAll, type CompiledWorker } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -40,7 +41,8 @@ const NODE_MODULES = resolve(__dirname, '..', 'node_modules');
  * How to start a process that file modes apply to. Root may write anywhere, so as root the server runs
  * without root's privileges: setpriv empties its capability sets and the kernel then checks file modes for it
  * as for any user. It stays uid 0, so it still reaches the project wherever that lives (another user, such as
- * nobody, cannot enter a checkout under a directory only root may enter). `skipped` says why it cannot be done.
+ * nobody, cannot enter a checkout under a directory only root may enter). `skipped` says why it cannot be
+ * done.
  */
 function unprivileged(): { prefix: string[]; skipped?: string } {
   if (process.getuid?.() !== 0) return { prefix: [] };
@@ -153,7 +155,7 @@ describe('Start-up errors a newcomer can act on', () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  });
 
   it('a second instance on the same DATA_DIR: one line naming DATA_DIR, no Java stack', async () => {
     const dataDir = tempDir();
@@ -210,7 +212,90 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(result.code).toBe(1);
     expect(result.lines).toHaveLength(1);
     expect(result.lines[0].msg).toMatch(/^Invalid configuration: DATA_DIR: cannot create or write .*ENOTDIR/);
+  });
+
+  /** The one line of a start that ends at once: its message. */
+  async function oneLine(env: Record<string, string>): Promise<string> {
+    const result = await boot({ DATA_DIR: tempDir(), ...env });
+    expect(result.code).toBe(1);
+    expect(result.lines).toHaveLength(1);
+    return result.lines[0].msg;
+  }
+
+  it('a HOST that does not resolve: one line naming HOST', async () => {
+    expect(await oneLine({ HOST: 'locahost' })).toBe(
+      'HOST=locahost is not a name this machine can resolve (ENOTFOUND): use 0.0.0.0, 127.0.0.1 or localhost',
+    );
   }, 60_000);
+
+  it.each([
+    ['/sys/admin-service', '/sys', 'sysfs'],
+    ['/proc/admin-service', '/proc', 'procfs'],
+  ])(
+    'DATA_DIR=%s: one line naming DATA_DIR, no hang',
+    async (dataDir, root, kind) => {
+      expect(await oneLine({ DATA_DIR: dataDir })).toBe(
+        `Invalid configuration: DATA_DIR: cannot create or write ${dataDir}: ${root} is on a kernel file ` +
+          `system (${kind}) that holds no data; set DATA_DIR to a directory this user can write`,
+      );
+    },
+    60_000,
+  );
+
+  it('a MONGODB_URI without a database name in development: one line naming MONGODB_URI', async () => {
+    expect(await oneLine({ MONGODB_URI: 'mongodb://127.0.0.1:1' })).toMatch(
+      /^Invalid configuration: MONGODB_URI: names no database \(127\.0\.0\.1:1\), so the driver would write/,
+    );
+  }, 60_000);
+
+  it('production without SMTP_URL: one line naming SMTP_URL and EMAIL_TRANSPORT=outbox', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      MONGODB_URI: 'mongodb://127.0.0.1:1/admin-service',
+      BCRYPT_COST: '10',
+    };
+    expect(await oneLine(production)).toMatch(
+      /^Invalid configuration: SMTP_URL: is required when NODE_ENV=production .*EMAIL_TRANSPORT=outbox/,
+    );
+  }, 60_000);
+
+  it('a start nobody can sign in to says how to create the first admin, once', async () => {
+    const env = {
+      MONGODB_URI: '',
+      SMTP_URL: '',
+      NODE_ENV: 'development',
+      APP_SECRET: process.env.APP_SECRET!,
+      DATA_DIR: tempDir(),
+      LOG_FORMAT: 'json',
+      EMAIL_WORKER_ENABLED: 'false',
+      CHAT_WORKER_ENABLED: 'false',
+    };
+    const noAdmin = (api: ApiProcess) =>
+      api
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('No admin can sign in'));
+    const first = await startApi(build, 'no-admin', { ...env, ADMIN_EMAIL: 'owner@example.com' }, 90_000);
+    running.push(first);
+    expect(noAdmin(first)).toHaveLength(1);
+    expect(noAdmin(first)[0]).toContain(
+      'No admin can sign in (ADMIN_EMAIL is set without ADMIN_PASSWORD): to create the first admin, set ' +
+        'ADMIN_EMAIL and ADMIN_PASSWORD and start again',
+    );
+    await killAll([first]);
+    // Once an admin exists, a start without the settings is an ordinary one.
+    const second = await startApi(
+      build,
+      'with-admin',
+      { ...env, ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'first-start-password' },
+      90_000,
+    );
+    running.push(second);
+    await killAll([second]);
+    const third = await startApi(build, 'admin-exists', env, 90_000);
+    running.push(third);
+    expect(noAdmin(third)).toEqual([]);
+  }, 300_000);
 
   it('a bad value: one message per variable', async () => {
     const one = await boot({ PORT: 'abc', DATA_DIR: tempDir() });
@@ -223,7 +308,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(two.lines.map((line) => line.msg)).toEqual([
       'Invalid configuration:\n  PORT: must be an integer number\n  BCRYPT_COST: must be an integer number',
     ]);
-  }, 60_000);
+  });
 });
 
 const WORKER_OPTIONS: EmailWorkerOptions = {
@@ -267,9 +352,7 @@ describe('Log lines a newcomer can act on', () => {
 
   /** The access line is written once the answer is sent, so it may follow the response by a moment. */
   async function accessLine(): Promise<LogLine> {
-    for (let i = 0; i < 100 && accessLines().length === 0; i += 1) {
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    await waitFor(() => accessLines().length > 0, { intervalMs: 10, describe: () => 'no access line' });
     expect(accessLines()).toHaveLength(1);
     return accessLines()[0];
   }

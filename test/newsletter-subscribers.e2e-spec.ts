@@ -161,7 +161,9 @@ describe('Newsletter subscribers', () => {
   });
 
   describe('admin', () => {
-    /** A known set: 3 active (api, joinlist ×2), 1 unsubscribed, 1 bounced, 1 of another app only, 1 erased. */
+    /**
+     * A known set: 3 active (api, joinlist ×2), 1 unsubscribed, 1 bounced, 1 of another app only, 1 erased.
+     */
     async function seedKnownSet() {
       await people.signUp({ appId, email: 'a1@example.com', firstName: 'Alice', source: 'api' });
       await people.signUp({ appId, email: 'a2@example.com', source: 'joinlist' });

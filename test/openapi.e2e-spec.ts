@@ -2,6 +2,7 @@ import type * as JsYaml from 'js-yaml';
 import { isISO8601 } from 'class-validator';
 import { isOriginPattern } from '../src/common/auth/origin-match';
 import { Role } from '../src/common/auth/roles';
+import { TOO_MANY_REQUESTS_MESSAGE } from '../src/common/http/rate-limit';
 import { createTestApp, TestApp } from './helpers/app';
 import { createSession, Session } from './helpers/session';
 
@@ -87,7 +88,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
       )
       .map(name);
     expect(missing).toEqual([]);
-    expect(exampleOf(doc.paths['/health'].get, 429)).toBe('ThrottlerException: Too Many Requests');
+    expect(exampleOf(doc.paths['/health'].get, 429)).toBe(TOO_MANY_REQUESTS_MESSAGE);
   });
 
   it('documents 400, 413 and 415 on every operation with a body, and 400, 404, 414 with path parameters', () => {
@@ -110,7 +111,7 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
     expect(exampleOf(me, 403)).toBe('Your role does not allow this operation');
     expect(exampleOf(me, 404)).toBe('User not found');
     expect(exampleOf(doc.paths['/{appId}/wants'].get, 401)).toBe('Missing X-API-Key header');
-    expect(exampleOf(doc.paths['/users'].post, 400)).toBe('email must be an email');
+    expect(exampleOf(doc.paths['/users'].post, 400)).toMatch(/^email must be a string; /);
     const examples = new Set(
       operations.flatMap(({ operation }) => [401, 403, 404].map((s) => exampleOf(operation, s))),
     );
@@ -184,7 +185,8 @@ describe('The OpenAPI document (/docs-json) tells the truth', () => {
 
   it('closes request bodies (additionalProperties: false), nested validated objects included', () => {
     const open: string[] = [];
-    for (const entry of operations) {
+    // The provider webhooks take any JSON object in the provider's own format (ProviderEvent).
+    for (const entry of operations.filter(({ operation }) => !operation.tags?.includes('Webhooks'))) {
       const schema = entry.operation.requestBody?.content['application/json']?.schema;
       if (schema?.$ref && schemaOf(schema.$ref).additionalProperties !== false) open.push(name(entry));
     }

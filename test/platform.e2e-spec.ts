@@ -125,7 +125,8 @@ describe('Platform: envelope, errors, pagination, security headers', () => {
       ['limit', '0'],
       ['limit', '101'],
       ['limit', '2.5'],
-      // Only decimal digits in range (issue 12): no page 1e20, no hexadecimal page 16.
+      // Only decimal digits in range (docs/decisions/security-hostile-input.md): no page 1e20, no hexadecimal
+      // page 16.
       ['page', '99999999999999999999'],
       ['page', '10001'],
       ['page', '0x10'],

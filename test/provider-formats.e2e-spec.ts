@@ -162,6 +162,7 @@ describe('Provider formats: configuration', () => {
     MONGODB_URI: 'mongodb://db:27017/app',
     MAIL_FROM: 'news@mail.example.com',
     PUBLIC_BASE_URL: 'https://mail.example.com',
+    SMTP_URL: 'smtp://mail.internal:587',
   };
 
   it('refuses an unknown EMAIL_PROVIDER with one message naming the choices', () => {

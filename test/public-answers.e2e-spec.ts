@@ -4,11 +4,12 @@ import type { App } from '../src/apps/schemas/app.schema';
 import { type Contact } from '../src/contacts/schemas/contact.schema';
 import { SignupConfirmation } from '../src/contacts/signup/signup-confirmation.schema';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import type { HttpClient } from './helpers/http';
-import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
 
 const ORIGIN = 'https://www.shop.test';
 const PUBLIC_BASE_URL = 'https://admin.example.test';
@@ -42,24 +43,14 @@ describe('Public answers reveal nothing about other people', () => {
   let pending: Model<SignupConfirmation>;
   let client = 0;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.PUBLIC_BASE_URL = PUBLIC_BASE_URL;
-    t = await createTestApp();
+  const mailApp = useMailApp({ env: { PUBLIC_BASE_URL } });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken('Contact'));
     pending = t.app.get<Model<SignupConfirmation>>(getModelToken(SignupConfirmation.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.SMTP_URL;
-    delete process.env.PUBLIC_BASE_URL;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     app = await seedApp(t, { name: 'Shop', allowedOrigins: [ORIGIN] });
-    smtp.received.length = 0;
   });
 
   /** Each request from a client IP of its own: the joinlist's per-IP limit is not what these tests test. */

@@ -61,13 +61,12 @@ describe('Worker heartbeat and sent events', () => {
       { to: 'unknown@example.com', workerId: 'gone-host:3:c', leaseMs: 300_000 },
     ]);
     const store = t.app.get(EmailJobStore);
-    const holders = heartbeat.holders.bind(heartbeat);
 
     // A reaper whose own heartbeat is new judges no one yet (after an outage, others get a TTL to renew).
-    expect(await store.reapLapsed(new Date(now + 5), holders)).toEqual([]);
+    expect(await store.reapLapsed(new Date(now + 5), heartbeat)).toEqual([]);
     // Once it has beaten for a whole TTL: the dead holder's job is back at once (never handed: pending).
     const later = new Date(now + HEARTBEAT_TTL_MS + 1_000);
-    const reaped = await store.reapLapsed(later, holders);
+    const reaped = await store.reapLapsed(later, heartbeat);
     expect(reaped.map(({ job }) => String(job._id))).toEqual([ofDead]);
     expect(await jobById(ofDead)).toMatchObject({ status: 'pending', attempts: 1 });
     // The live holder keeps its job although its lease ran out; an unknown holder's waits for its lease.
@@ -95,9 +94,7 @@ describe('Worker heartbeat and sent events', () => {
     await sentEvents.write([send]);
     expect(ledgerMessageOf(job).jobId).toEqual(job._id);
 
-    const reaped = await store.reapLapsed(new Date(Date.now() + HEARTBEAT_TTL_MS + 1_000), (ids, now) =>
-      heartbeat.holders(ids, now),
-    );
+    const reaped = await store.reapLapsed(new Date(Date.now() + HEARTBEAT_TTL_MS + 1_000), heartbeat);
     expect(reaped.map(({ rule }) => rule.to)).toEqual(['done']);
     expect(await jobById(id)).toMatchObject({
       status: 'completed',

@@ -1,6 +1,9 @@
 import { createTestApp, TestApp } from './helpers/app';
 
-/** One request budget per client across routes (issue 12, defect 9), its size from RATE_LIMIT_PER_MINUTE. */
+/**
+ * One request budget per client across routes (docs/decisions/security-hostile-input.md), its size from
+ * RATE_LIMIT_PER_MINUTE.
+ */
 describe('Rate limit per client', () => {
   let t: TestApp;
 

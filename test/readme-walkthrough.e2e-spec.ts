@@ -21,9 +21,9 @@ function reported(run: BashRun): { appId: string; campaignId: string } {
 
 /**
  * The README's five-minute walkthrough pasted into bash, then the signed provider webhook of
- * docs/api/providers.md, which continues in the same shell. Against the service as `npm start` runs it (a real
- * `node main.js` process with its worker, the first admin from ADMIN_EMAIL/ADMIN_PASSWORD, WEBHOOK_SECRET as
- * that page says) and a real SMTP server.
+ * docs/api/providers.md, which continues in the same shell. Against the service as `npm start` runs it (a
+ * real `node main.js` process with its worker, the first admin from ADMIN_EMAIL/ADMIN_PASSWORD,
+ * WEBHOOK_SECRET as that page says) and a real SMTP server.
  */
 describe('README walkthrough, pasted into bash', () => {
   let smtp: TestSmtpServer;

@@ -11,8 +11,8 @@ const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const MAIL_DOMAIN = 'mail.example.com';
 
 /**
- * The database commands of the hot public paths, counted by the driver (docs/decisions.md, "Issue 28:
- * round trips"): a change that adds a round trip to one of them fails here, however fast the machine.
+ * The database commands of the hot public paths, counted by the driver (docs/decisions/data-round-trips.md):
+ * a change that adds a round trip to one of them fails here, however fast the machine.
  */
 describe('Database round trips per request', () => {
   let t: TestApp;

@@ -9,7 +9,8 @@ import { createSession, type Session } from './helpers/session';
 
 /**
  * The guards read a route's metadata once, at its first request, and keep the answer per route
- * (issue 28): these routes share one controller, so a decision kept for the wrong handler would show.
+ * (docs/decisions/api-nest-route-cost.md): these routes share one controller, so a decision kept for the
+ * wrong handler would show.
  */
 @Controller('__route-cache')
 class RouteCacheController {

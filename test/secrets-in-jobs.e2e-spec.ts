@@ -22,8 +22,9 @@ const decoded = (mail: ReceivedMail) =>
     .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /**
- * Issue 24, defect 2: a viewer read sign-in links out of the queue's views (and the queue stored them in
- * clear). The token is now sealed in the job and only the sending worker opens it; job views redact.
+ * Found in a review (docs/decisions/security-secrets-in-jobs.md): a viewer read sign-in links out of the
+ * queue's views (and the queue stored them in clear). The token is now sealed in the job and only the sending
+ * worker opens it; job views redact.
  */
 describe('Secrets in e-mail jobs', () => {
   let smtp: TestSmtpServer;

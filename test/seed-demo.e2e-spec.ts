@@ -13,7 +13,7 @@ interface Run {
 }
 
 /**
- * `npm run seed:demo` (the compiled src/seed-demo.ts as a real process) against this file's database: the
+ * `npm run seed:demo` (the compiled src/cli/seed-demo.ts as a real process) against this file's database: the
  * demo shows in the statistics and analytics routes, a second run adds nothing, production is refused.
  */
 describe('npm run seed:demo', () => {
@@ -24,9 +24,10 @@ describe('npm run seed:demo', () => {
 
   beforeAll(async () => {
     const compiled = await compileWorker();
-    seedJs = [join(compiled.dir, 'seed-demo.js'), join(compiled.dir, 'src', 'seed-demo.js')].find(
-      existsSync,
-    )!;
+    seedJs = [
+      join(compiled.dir, 'cli', 'seed-demo.js'),
+      join(compiled.dir, 'src', 'cli', 'seed-demo.js'),
+    ].find(existsSync)!;
     t = await createTestApp();
     admin = await createSession(t);
     dataDir = mkdtempSync(join(tmpdir(), 'seed-demo-'));

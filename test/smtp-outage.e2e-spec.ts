@@ -32,7 +32,7 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * An SMTP outage of any length is ordinary failure (docs/decisions.md, "Issue 25: outages of any length"):
+ * An SMTP outage of any length is ordinary failure (docs/decisions/queue-outages.md):
  * an attempt that cannot reach the server does not use up the job's attempts, the worker stops claiming
  * while the server is away (one probe send at a time), and sending resumes by itself when it is back.
  */
@@ -84,15 +84,17 @@ describe('E-mail queue during an SMTP outage', () => {
     }
 
     // The server is down: the worker runs as its timer would, every 20 ms.
-    const outageEnds = Date.now() + OUTAGE_MS;
-    while (Date.now() < outageEnds) {
+    const outageStarted = Date.now();
+    while (Date.now() < outageStarted + OUTAGE_MS) {
       await worker.processDueJobs();
       await sleep(20);
     }
     const sendsDuringOutage = sends.mock.calls.length;
+    // As long as it lasted: a slow machine's last run may end well past OUTAGE_MS.
+    const outageMs = Date.now() - outageStarted;
 
     smtp = await startSmtpServer({ port, closeTimeoutMs: 10 });
-    await drainEmailQueue(t, { deadlineMs: 15_000 });
+    await drainEmailQueue(t);
 
     const jobs = await t.app
       .get<Model<EmailJob>>(getModelToken(EmailJob.name))
@@ -101,10 +103,11 @@ describe('E-mail queue during an SMTP outage', () => {
       .exec();
     expect(jobs.filter((job) => job.status !== 'completed')).toEqual([]);
     expect(smtp.received.map((mail) => mail.to[0]).sort()).toEqual([...people].sort());
-    // The sends in flight when the server went away, then one probe per wait (100, 200, 400, 400 … ms).
-    const probes = Math.ceil(OUTAGE_MS / CIRCUIT.maxProbeMs) + 2;
+    // The sends in flight when the server went away, then one probe per wait (100, 200, 400, 400 … ms) of the
+    // outage as it lasted: a slower machine makes fewer probes in the same time, never more.
+    const probes = Math.ceil(outageMs / CIRCUIT.maxProbeMs) + 2;
     expect(sendsDuringOutage).toBeLessThanOrEqual(CONCURRENCY + probes);
-  }, 40_000);
+  });
 
   it('counts an attempt the server answered with a refusal: a 4xx reply is the message’s fate', async () => {
     smtp = await startSmtpServer({ closeTimeoutMs: 10 });

@@ -75,14 +75,14 @@ describe('Start-up errors about the database', () => {
       msg: expect.stringContaining('MONGODB_URI: is required when NODE_ENV=production'),
     });
     expect(result.stderr).toBe('');
-  }, 60_000);
+  });
 
   it('refuses a production URI that names no database in one line', async () => {
     const result = await boot({ MONGODB_URI: 'mongodb://127.0.0.1:1' });
     expect(result.code).toBe(1);
     expect(result.lines).toHaveLength(1);
     expect(fatal(result.lines[0]).msg).toContain('MONGODB_URI: names no database (127.0.0.1:1)');
-  }, 60_000);
+  });
 
   it('gives up at once on a refused connection: one line with MONGODB_URI and the host, no password', async () => {
     const result = await boot({
@@ -99,7 +99,7 @@ describe('Start-up errors about the database', () => {
     );
     expect(result.lines[0]).not.toContain('hunter2-secret');
     expect(result.stderr).toBe('');
-  }, 60_000);
+  });
 
   it('gives up on a database that never answers within its start-up timeout, in one line', async () => {
     // Accepts connections and says nothing: the driver's first check waits for a reply that never comes.
@@ -122,5 +122,5 @@ describe('Start-up errors about the database', () => {
     } finally {
       silent.close();
     }
-  }, 60_000);
+  });
 });

@@ -6,17 +6,18 @@ import { EmailService } from '../src/email/email.service';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { TEMPLATE_LIMITS } from '../src/email/templates/template-limits';
 import { splitAtLinks } from '../src/email/tracking/tracked-html';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
-import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
+import { type TestSmtpServer } from './helpers/smtp';
 import { TEMPLATE_BOMBS } from './helpers/template-bombs';
+import { useMailApp } from './helpers/mail-app';
 
 /**
- * Template cost is bounded by construction (docs/decisions.md "Issue 33: template cost bounded by
- * construction"): templates compile and render in worker threads with a deadline and a heap, partials,
- * decorators and `log` are refused, and a render over the budget fails alone while the server answers.
+ * Template cost is bounded by construction (docs/decisions/security-template-sandbox.md): templates compile
+ * and render in worker threads with a deadline and a heap, partials, decorators and `log` are refused, and a
+ * render over the budget fails alone while the server answers.
  */
 describe('Template limits', () => {
   let t: TestApp;
@@ -24,18 +25,11 @@ describe('Template limits', () => {
   let user: Session;
   let appId: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    t = await createTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
+  const mailApp = useMailApp();
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
   });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
-    smtp.received.length = 0;
     user = await createSession(t, Role.User);
     appId = (await seedApp(t)).id;
   });
@@ -170,12 +164,10 @@ describe('Template limits', () => {
     expect(smtp.received.map((mail) => mail.to)).toEqual([['fine@example.com']]);
   });
 
-  it('finds campaign links in linear time, even in HTML full of unclosed <a tags', () => {
-    // A regex over the whole HTML re-scanned to the end for each `<a`: 300 KB of them took about 25 s.
-    // The bound is a hundred times what the linear scan takes: it only catches a return to quadratic.
+  it('finds campaign links in HTML full of unclosed <a tags', () => {
+    // A regex over the whole HTML re-scanned to the end for each `<a`: 300 KB of them took about 25 s. Its
+    // time is measured by `npm run bench -- input-scans` (a timing bound here would fail on a busy machine).
     const html = '<a href="https://shop.example.com/">shop</a>' + '<a '.repeat(100_000);
-    const started = Date.now();
     expect(splitAtLinks(html).links).toEqual(['https://shop.example.com/']);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -16,7 +16,9 @@ import { createSessions, type Session } from './helpers/session';
 const HUMAN = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36';
 const PROXY = 'Mozilla/5.0';
 
-/** Limits with a short replay window: each open after a pause of SHORT_WINDOW_MS opens a window of its own. */
+/**
+ * Limits with a short replay window: each open after a pause of SHORT_WINDOW_MS opens a window of its own.
+ */
 const SHORT_WINDOW_MS = 25;
 const SHORT_WINDOW: TrackingLimits = { ...DEFAULT_TRACKING_LIMITS, replayWindowMs: SHORT_WINDOW_MS };
 const pause = () => new Promise((resolve) => setTimeout(resolve, SHORT_WINDOW_MS + 5));

@@ -11,7 +11,10 @@ import { createTestApp, type TestApp } from './helpers/app';
  */
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const ROUTE = '/email-events/primary-provider';
-/** Failed signature checks a client IP may make per minute before 429 (src/email/events/forged-signature-budget.ts). */
+/**
+ * Failed signature checks a client IP may make per minute before 429
+ * (src/email/events/forged-signature-budget.ts).
+ */
 const BUDGET = 10;
 
 function signatureHeaders(

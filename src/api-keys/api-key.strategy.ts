@@ -7,10 +7,10 @@ import { originMatches } from '../common/auth/origin-match';
 import { ApiKeysService } from './api-keys.service';
 
 /**
- * The secret key of a client backend (`X-API-Key`). 401 when missing or unknown; 403 when revoked,
- * expired, of an inactive (or deleted) app, of another app than the path's `{appId}`, or sent with an `Origin` that the key's
- * `allowedOrigins` (when it has any) do not list. A request without `Origin` (server to server) is not
- * refused for it: browsers always send one, and only browsers are what an origin list can restrain.
+ * The secret key of a client backend (`X-API-Key`). 401 when missing or unknown; 403 when revoked, expired,
+ * of an inactive (or deleted) app, of another app than the path's `{appId}`, or sent with an `Origin` that
+ * the key's `allowedOrigins` (when it has any) do not list. A request without `Origin` (server to server) is
+ * not refused for it: browsers always send one, and only browsers are what an origin list can restrain.
  */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {

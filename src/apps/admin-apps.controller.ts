@@ -14,11 +14,17 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Access } from '../common/auth/roles';
 import { done, ok } from '../common/http/envelope';
-import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
-import { AppsService } from './apps.service';
+import {
+  ApiDoneEnvelope,
+  ApiErrorMessage,
+  ApiErrors,
+  ApiOkEnvelope,
+} from '../common/swagger/envelope.decorators';
+import { APP_CHANGED_CONCURRENTLY, AppsService } from './apps.service';
 import { CreateAppDto, ListAppsQuery, UpdateAppDto } from './dto/app-input.dto';
 import { AppPublicKeyView, AppView, toAppView } from './dto/app.dto';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { duplicateRecordMessage } from '../common/http/all-exceptions.filter';
 
 @ApiTags('Apps')
 @Controller('admin/apps')
@@ -41,7 +47,8 @@ export class AdminAppsController {
     summary: 'Create an app; the service generates its publishable key',
   })
   @ApiOkEnvelope(AppView, { status: HttpStatus.CREATED, message: 'App created' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrorMessage(HttpStatus.CONFLICT, duplicateRecordMessage(['id']))
   async create(@Body() dto: CreateAppDto) {
     return ok(toAppView(await this.apps.create(dto)), 'App created');
   }
@@ -96,7 +103,8 @@ export class AdminAppsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ operationId: 'toggleApp', summary: 'Invert the active flag' })
   @ApiOkEnvelope(AppView, { message: 'App activated' })
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, APP_CHANGED_CONCURRENTLY)
   async toggle(@Param('id') id: string) {
     const app = await this.apps.toggle(id);
     return ok(toAppView(app), app.active ? 'App activated' : 'App deactivated');

@@ -15,6 +15,8 @@ export const generatePublicKey = () => `pk_${randomBytes(24).toString('hex')}`;
 /** A sender as stored: a field not sent is absent, not null. */
 const withoutUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as T;
+/** The 409 of a toggle that lost every attempt to concurrent writes. */
+export const APP_CHANGED_CONCURRENTLY = 'The app changed concurrently; try again';
 
 /** Conditional writes (toggle, rotate-key) retried this often against concurrent ones before a 409. */
 const TOGGLE_ATTEMPTS = 3;
@@ -140,6 +142,6 @@ export class AppsService {
         .exec();
       if (updated) return updated;
     }
-    throw new ConflictException('The app changed concurrently; try again');
+    throw new ConflictException(APP_CHANGED_CONCURRENTLY);
   }
 }

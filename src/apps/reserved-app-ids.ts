@@ -2,7 +2,7 @@
  * App ids that would shadow routes. App routes put the id where other routes have a fixed word
  * (`/:appId/tickets` beside `/tickets/stats`, `/admin/:appId/wants` beside `/admin/apps/:id`), and the
  * router prefers the fixed word: an app called `admin` or `apps` would never reach its own routes, or
- * would answer for another route. The list is every fixed first segment of a route (and of the spec's
+ * would answer for another route. The list is every fixed first segment of a route (and of the API contract's
  * routes still to come), every fixed segment right after `/admin/`, and Swagger's two paths.
  * `test/operator-errors.e2e-spec.ts` derives these from the route table and fails when one is missing.
  */

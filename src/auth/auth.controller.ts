@@ -1,10 +1,15 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, NotFoundException, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, NotFoundException, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { noteAuditActor } from '../audit/audit-actor';
+import { bearerToken } from '../common/auth/bearer-token';
+import { TwoFactorEnrolment } from '../common/auth/two-factor-enrolment.decorator';
+import { done } from '../common/http/envelope';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
 import { Public } from '../common/auth/public.decorator';
 import { Access } from '../common/auth/roles';
-import { ApiErrors } from '../common/swagger/envelope.decorators';
+import { ApiDoneEnvelope, ApiErrors } from '../common/swagger/envelope.decorators';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/env';
 import { AuthService } from './auth.service';
@@ -28,12 +33,33 @@ export class AuthController {
   @Public()
   @HttpCode(HttpStatus.OK)
   @RouteLimit(LOGIN_RATE_LIMIT)
-  @ApiOperation({ operationId: 'login', summary: 'Back-office login with e-mail and password' })
+  @ApiOperation({
+    operationId: 'login',
+    summary: 'Back-office login with e-mail and password, and `code` when two-factor sign-in is on',
+    description:
+      'With two-factor sign-in on and no `code` (or a wrong one) the answer is 401 with ' +
+      '`twoFactorRequired: true`: send the request again with the authenticator code or a recovery code.',
+  })
   @ApiOkResponse({ type: TokenResponse, description: 'Signed in: a bearer token and the user' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.UNAUTHORIZED, HttpStatus.TOO_MANY_REQUESTS)
-  async login(@Body() dto: LoginDto): Promise<TokenResponse> {
-    const { token, user } = await this.auth.login(dto.email, dto.password);
+  async login(@Body() dto: LoginDto, @Req() request: FastifyRequest): Promise<TokenResponse> {
+    const { token, user } = await this.auth.login(dto, (actor) => noteAuditActor(request, actor));
     return { success: true, token, user };
+  }
+
+  @Post('logout')
+  @Authenticated(Access.SignedIn)
+  @TwoFactorEnrolment()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'logout',
+    summary: 'Sign out: the token sent stops working on every instance (other sessions go on)',
+  })
+  @ApiDoneEnvelope('Signed out')
+  async logout(@CurrentUser() user: AuthUser, @Req() request: FastifyRequest) {
+    // The guard accepted this very header, so it holds a token.
+    await this.auth.logout(user, bearerToken(request)!);
+    return done('Signed out');
   }
 
   @Post('refresh')
@@ -47,6 +73,7 @@ export class AuthController {
 
   @Get('me')
   @Authenticated(Access.SignedIn)
+  @TwoFactorEnrolment()
   @ApiOperation({ operationId: 'getMe', summary: 'The signed-in user' })
   @ApiOkResponse({ type: MeResponse, description: 'The user the token belongs to' })
   me(@CurrentUser() user: AuthUser): MeResponse {

@@ -10,8 +10,12 @@ import { EndUserTokenService } from './end-user/end-user-token.service';
 import { EndUserStrategy } from './end-user/end-user.strategy';
 import { jwtOptions } from './jwt-options';
 import { TokenService } from './token.service';
+import { TwoFactorController } from './two-factor/two-factor.controller';
+import { TwoFactorService } from './two-factor/two-factor.service';
 
-/** Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here. */
+/**
+ * Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here.
+ */
 @Module({
   imports: [
     JwtModule.registerAsync({ inject: [ConfigService], useFactory: jwtOptions }),
@@ -19,8 +23,15 @@ import { TokenService } from './token.service';
     // The end-user strategy checks the person's token version on every request.
     ContactsModule,
   ],
-  controllers: [AuthController],
-  providers: [AuthService, TokenService, BearerStrategy, EndUserTokenService, EndUserStrategy],
+  controllers: [AuthController, TwoFactorController],
+  providers: [
+    AuthService,
+    TwoFactorService,
+    TokenService,
+    BearerStrategy,
+    EndUserTokenService,
+    EndUserStrategy,
+  ],
   exports: [TokenService, EndUserTokenService],
 })
 export class AuthModule {}

@@ -1,4 +1,4 @@
-/** The notification channels of the spec. Each app may route each channel to a webhook of its own. */
+/** The notification channels of the API contract. Each app may route each channel to a webhook of its own. */
 export const CHAT_CHANNELS = [
   'tickets',
   'wants',

@@ -7,12 +7,13 @@ import { Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { cappedCount, COUNT_LIMIT } from '../common/stats/capped-count';
 import type { AppConfig } from '../config/env';
-import { claimKeyOf, LeaseQueueStore } from '../queue/lease-queue.store';
+import { LeaseQueueStore } from '../queue/lease-queue.store';
 import type { DueJob, QueueKind } from '../queue/queue-kind';
+import type { RetryPolicy } from '../queue/retry-policy';
 import type { ChatNotice } from './chat-notice';
 import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery/delivery-options';
 import {
-  CLAIMABLE_STATUSES,
+  CHAT_KIND_STATUSES,
   type ChatData,
   type ChatDestinationKind,
   ChatNotification,
@@ -78,10 +79,8 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
         data,
         ...(email ? { email } : {}),
         key: notice.key ?? `notice:${String(_id)}`,
-        status: 'pending',
-        attempts: 0,
+        ...this.newJobFields(_id),
         nextAttemptAt: now,
-        claimKey: claimKeyOf(_id, 0),
       });
       return true;
     } catch (error) {
@@ -151,13 +150,22 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
 }
 
 /**
+ * Retries with exponential backoff until `maxAttempts` (read at each failure, so a test's changed
+ * options apply); a refusal no retry can change is a PermanentJobError (WebhookRefusedError,
+ * DestinationRefusedError).
+ */
+export function chatRetry(options: ChatDeliveryOptions): RetryPolicy<ChatNotification> {
+  return { maxAttempts: () => options.maxAttempts, backoff: () => options.backoff };
+}
+
+/**
  * The outbox's rules on the engine. A notification whose worker stopped is due again at once (dead when
  * that was its last attempt): a chat line sent twice is better than one lost.
  */
 function chatQueueKind(
   options: ChatDeliveryOptions,
   retentionMs: number,
-): QueueKind<DueJob, DeliveryOutcome> {
+): QueueKind<ChatNotification, DueJob, DeliveryOutcome> {
   const where = (outcome: DeliveryOutcome) => ({
     ...(outcome.destination ? { destination: outcome.destination } : {}),
     ...(outcome.format ? { format: outcome.format } : {}),
@@ -167,10 +175,11 @@ function chatQueueKind(
     types: [CHAT_DELIVER],
     typeOf: () => CHAT_DELIVER,
     dueField: 'nextAttemptAt',
-    claimableStatuses: CLAIMABLE_STATUSES,
+    statuses: CHAT_KIND_STATUSES,
+    retry: chatRetry(options),
     dueSort: { nextAttemptAt: 1 },
-    dueProjection: { claimKey: 1 },
-    dueJobOf: (doc) => ({ _id: doc._id as ObjectId, claimKey: doc.claimKey as string, priority: 0 }),
+    dueProjection: { _id: 1 },
+    dueJobOf: (doc) => ({ _id: doc._id as ObjectId, priority: 0 }),
     outcomeUpdate: (outcome, now) => {
       switch (outcome.status) {
         case 'delivered':

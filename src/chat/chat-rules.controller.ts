@@ -3,9 +3,14 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Access } from '../common/auth/roles';
 import { done, ok } from '../common/http/envelope';
-import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
+import {
+  ApiDoneEnvelope,
+  ApiErrorMessage,
+  ApiErrors,
+  ApiOkEnvelope,
+} from '../common/swagger/envelope.decorators';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
-import { ChatRulesService } from './chat-rules.service';
+import { ChatRulesService, duplicateRuleMessage } from './chat-rules.service';
 import {
   ChatRuleView,
   CreateChatRuleDto,
@@ -36,7 +41,8 @@ export class ChatRulesController {
     description: 'One rule per app and channel (a second one is a 409). The rule starts active.',
   })
   @ApiOkEnvelope(ChatRuleView, { status: HttpStatus.CREATED, message: 'Chat routing rule created' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrorMessage(HttpStatus.CONFLICT, duplicateRuleMessage('my-shop', 'tickets'))
   @ApiUnknownApp()
   async create(@Body() dto: CreateChatRuleDto) {
     return ok(toChatRuleView(await this.rules.create(dto)), 'Chat routing rule created');

@@ -13,6 +13,11 @@ import { ChatRule } from './schemas/chat-rule.schema';
 
 const NOT_FOUND = 'Chat routing rule not found';
 
+/** The 409 of a second rule for an app and channel. */
+export function duplicateRuleMessage(appId: string, channel: string): string {
+  return `App ${appId} already has a rule for channel ${channel}; change it with PATCH`;
+}
+
 /** Per-app webhook overrides of chat channels. */
 @Injectable()
 export class ChatRulesService {
@@ -36,9 +41,7 @@ export class ChatRulesService {
       return created.toObject<ChatRule>();
     } catch (error) {
       if (isDuplicateKey(error)) {
-        throw new ConflictException(
-          `App ${dto.appId} already has a rule for channel ${dto.channel}; change it with PATCH`,
-        );
+        throw new ConflictException(duplicateRuleMessage(dto.appId, dto.channel));
       }
       throw error;
     }

@@ -1,5 +1,35 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+
+/**
+ * Linux kernel file systems (statfs magic numbers) that hold no files of ours: creating a directory there
+ * fails, and in /proc Node's recursive mkdir never returns (it retries ENOENT forever), so start-up would
+ * hang with no output. Root passes the access check in /sys and /proc, so it is not enough.
+ */
+const KERNEL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x9fa0, 'procfs'],
+  [0x62656572, 'sysfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0x62656570, 'configfs'],
+  [0x1cd1, 'devpts'],
+  [0x6165676c, 'pstore'],
+  [0xcafe4a11, 'bpf'],
+  [0xde5e81e4, 'efivarfs'],
+]);
+
+/** The kernel file system `path` lies on (Linux), or undefined for storage or where it cannot be told. */
+function kernelFileSystemOf(path: string): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return KERNEL_FILE_SYSTEMS.get(statfsSync(path).type);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The directory itself when it exists, else its nearest existing ancestor: where creating it would start. */
 function nearestExisting(path: string): string {
@@ -24,6 +54,8 @@ export function dataDirProblem(dataDir: string): string | undefined {
   const existing = nearestExisting(path);
   const cause = (() => {
     if (!statSync(existing).isDirectory()) return `${existing} is a file, not a directory (ENOTDIR)`;
+    const kernel = kernelFileSystemOf(existing);
+    if (kernel) return `${existing} is on a kernel file system (${kernel}) that holds no data`;
     try {
       accessSync(existing, constants.W_OK | constants.X_OK);
       return undefined;

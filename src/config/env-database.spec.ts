@@ -6,6 +6,7 @@ const production = {
   APP_SECRET: 'x'.repeat(32),
   MAIL_FROM: 'news@mail.example.com',
   PUBLIC_BASE_URL: 'https://mail.example.com',
+  SMTP_URL: 'smtp://mail.internal:587',
 };
 
 describe('MONGODB_URI at start-up', () => {
@@ -49,11 +50,40 @@ describe('MONGODB_URI at start-up', () => {
     expect(databaseNameOf(uri)).toBe(name);
   });
 
-  it('leaves development and tests free to omit it (the stand-in) or the database name', () => {
+  it('leaves development free to omit it (the stand-in), and tests free to omit the database name', () => {
     const secret = 'x'.repeat(32);
     expect(validateEnv({ APP_SECRET: secret }).MONGODB_URI).toBeUndefined();
-    expect(validateEnv({ APP_SECRET: secret, MONGODB_URI: 'mongodb://127.0.0.1:27017' }).MONGODB_URI).toBe(
-      'mongodb://127.0.0.1:27017',
+    const uri = 'mongodb://127.0.0.1:27017';
+    expect(validateEnv({ APP_SECRET: secret, NODE_ENV: 'test', MONGODB_URI: uri }).MONGODB_URI).toBe(uri);
+  });
+
+  it('refuses a URI without a database name in development, in one line naming MONGODB_URI', () => {
+    expect(() =>
+      validateEnv({ APP_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://127.0.0.1:27017' }),
+    ).toThrow(
+      /^Invalid configuration: MONGODB_URI: names no database \(127\.0\.0\.1:27017\), so the driver would/,
     );
+  });
+});
+
+describe('SMTP_URL in production', () => {
+  const base = {
+    NODE_ENV: 'production',
+    APP_SECRET: 'x'.repeat(32),
+    MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+  };
+
+  it('is required: one line naming SMTP_URL and how to ask for mail to files', () => {
+    expect(() => validateEnv(base)).toThrow(
+      /^Invalid configuration: SMTP_URL: is required when NODE_ENV=production .*EMAIL_TRANSPORT=outbox/,
+    );
+  });
+
+  it.each([
+    [{ SMTP_URL: 'smtp://mail.internal:587' }, undefined],
+    [{ EMAIL_TRANSPORT: 'outbox' }, 'outbox'],
+    [{ EMAIL_TRANSPORT: 'resend-api', RESEND_API_KEY: 're_123' }, 'resend-api'],
+  ])('is not needed with %j', (settings, transport) => {
+    expect(validateEnv({ ...base, ...settings }).EMAIL_TRANSPORT).toBe(transport);
   });
 });

@@ -103,6 +103,7 @@ describe('BCRYPT_COST', () => {
       MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
       MAIL_FROM: 'News <news@mail.example.com>',
       PUBLIC_BASE_URL: 'https://mail.example.com',
+      SMTP_URL: 'smtp://mail.internal:587',
     };
     expect(() => validateEnv({ ...production, BCRYPT_COST: '9' })).toThrow(
       /BCRYPT_COST: must be at least 10/,

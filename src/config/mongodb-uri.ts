@@ -3,7 +3,10 @@
  * hosts, for start-up messages that must name what is wrong without ever showing the password.
  */
 
-/** `scheme://[user[:password]@]hosts[/[database]][?options]`; the driver requires `/` and `@` in parts escaped. */
+/**
+ * `scheme://[user[:password]@]hosts[/[database]][?options]`; the driver requires `/` and `@` in parts
+ * escaped.
+ */
 const PARTS = /^mongodb(?:\+srv)?:\/\/(?:[^@/?]*@)?([^/?]*)(?:\/([^?]*))?/;
 
 /** The database the URI names (decoded); '' when it names none, so the driver would write to `test`. */

@@ -27,6 +27,8 @@ export class SecretKeys {
   readonly jobSecret: Buffer;
   /** Seals the private halves of sender domains' DKIM keys at rest (AES-256-GCM). */
   readonly dkimKeySeal: Buffer;
+  /** Seals staff members' TOTP secrets at rest (AES-256-GCM): a database copy alone does not give codes. */
+  readonly totpSecret: Buffer;
 
   constructor(masterSecret: string) {
     this.jwt = createSecretKey(deriveKey(masterSecret, 'jwt'));
@@ -38,5 +40,6 @@ export class SecretKeys {
     this.suppressionAddress = deriveKey(masterSecret, 'suppression-address');
     this.jobSecret = deriveKey(masterSecret, 'job-secret');
     this.dkimKeySeal = deriveKey(masterSecret, 'dkim-key-seal');
+    this.totpSecret = deriveKey(masterSecret, 'totp-secret');
   }
 }

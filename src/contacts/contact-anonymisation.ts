@@ -46,8 +46,8 @@ export function anonymised(contact: Contact, now: Date): AnonymisedFields {
 }
 
 /**
- * One consent event without the person's data: what was decided, when, by what and for which app stays;
- * the IP and referral URL go, their address as actor becomes `self`, their address and names leave the reason.
+ * One consent event without the person's data: what was decided, when, by what and for which app stays; the
+ * IP and referral URL go, their address as actor becomes `self`, their address and names leave the reason.
  */
 export function anonymisedEvent(
   contact: Contact,

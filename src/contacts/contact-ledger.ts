@@ -20,6 +20,8 @@ export interface ChangeOrigin {
   ip?: string | null;
   referralUrl?: string | null;
   reason?: string | null;
+  /** The newsletter topic the event is about (the preference page, a topic's one-click unsubscribe). */
+  topic?: string | null;
 }
 
 export function consentEvent(
@@ -36,6 +38,7 @@ export function consentEvent(
     actor: origin.actor,
     ip: origin.ip ?? null,
     referralUrl: origin.referralUrl ?? null,
+    ...(origin.topic ? { topic: origin.topic } : {}),
   };
 }
 

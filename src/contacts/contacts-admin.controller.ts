@@ -17,6 +17,7 @@ import { Access } from '../common/auth/roles';
 import { done, ok, page } from '../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
@@ -33,6 +34,8 @@ import {
   toContactDetailView,
   toContactView,
 } from './dto/contact.dto';
+import { SENDING_TO_PERSON } from '../email/jobs/recipient-jobs.service';
+import { CONTACT_BUSY } from './contacts.service';
 
 /**
  * People in the back office (docs/architecture.md "Credentials and roles"): GETs for every role, consent,
@@ -81,7 +84,8 @@ export class ContactsAdminController {
       'person is being handed to the mail server; sending the delete again completes it.',
   })
   @ApiDoneEnvelope('Contact deleted: personal data erased')
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, SENDING_TO_PERSON)
   async remove(@CurrentUser() user: AuthUser, @Param('id') id: string) {
     await this.erasure.erase(id, user.email);
     return done('Contact deleted: personal data erased');
@@ -94,7 +98,8 @@ export class ContactsAdminController {
     summary: 'Record a consent decision for one category (a new consent history event)',
   })
   @ApiOkEnvelope(ContactDetailView, { message: 'Consent updated' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, CONTACT_BUSY)
   async setConsent(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: ConsentChangeDto) {
     const contact = await this.contacts.setConsent(id, dto, user.email);
     return ok(toContactDetailView(contact), 'Consent updated');
@@ -108,7 +113,8 @@ export class ContactsAdminController {
     summary: 'Global opt-out: every category refused and no more e-mail to the person',
   })
   @ApiOkEnvelope(ContactDetailView, { message: 'Contact opted out of all e-mail' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, CONTACT_BUSY)
   async optOut(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: OptOutDto) {
     const contact = await this.contacts.optOut(id, dto.reason, user.email);
     return ok(toContactDetailView(contact), 'Contact opted out of all e-mail');

@@ -20,11 +20,15 @@ import { SignupConfirmationController } from './signup/signup-confirmation.contr
 import { SignupConfirmation, SignupConfirmationSchema } from './signup/signup-confirmation.schema';
 import { UnsubscribeController } from './unsubscribe/unsubscribe.controller';
 import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
+import { NewsletterTopicsController } from './topics/newsletter-topics.controller';
+import { NewsletterTopics, NewsletterTopicsSchema } from './topics/newsletter-topics.schema';
+import { NewsletterTopicsService } from './topics/newsletter-topics.service';
+import { TopicPreferences } from './unsubscribe/topic-preferences';
 
 /**
  * People and consent (docs/architecture.md "People"): the person record and its ledger, the admin contacts
- * routes, GDPR tools, the joinlist with its signup confirmations, and the unsubscribe page: everything that
- * changes a person.
+ * routes, GDPR tools, the joinlist with its signup confirmations, newsletter topics, and the unsubscribe and
+ * preference page: everything that changes a person.
  */
 @Module({
   imports: [
@@ -32,6 +36,7 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
       { name: Contact.name, schema: ContactSchema },
       { name: ArchivedConsentEvent.name, schema: ArchivedConsentEventSchema },
       { name: SignupConfirmation.name, schema: SignupConfirmationSchema },
+      { name: NewsletterTopics.name, schema: NewsletterTopicsSchema },
     ]),
     EmailModule,
     AppsModule,
@@ -39,6 +44,7 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
   controllers: [
     ContactsAdminController,
     JoinlistController,
+    NewsletterTopicsController,
     SignupConfirmationController,
     UnsubscribeController,
   ],
@@ -49,12 +55,14 @@ import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
     ContactErasure,
     ContactErasureSweep,
     JoinlistService,
+    NewsletterTopicsService,
     PublicSignups,
     SignupConfirmationComposer,
     SignupConfirmationErasureListener,
     SignupConfirmationLinks,
+    TopicPreferences,
     UnsubscribeLinks,
   ],
-  exports: [ContactsService, PublicSignups, UnsubscribeLinks],
+  exports: [ContactsService, NewsletterTopicsService, PublicSignups, UnsubscribeLinks],
 })
 export class ContactsModule {}

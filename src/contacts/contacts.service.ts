@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isObjectIdOrHexString, Model, type QueryFilter, trusted, Types } from 'mongoose';
+import { isObjectIdOrHexString, Model, type QueryFilter, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { emailAddressMessage, isSendableAddress } from '../common/validation/email-address';
 import { SuppressionService } from '../email/suppression/suppression.service';
@@ -12,9 +12,13 @@ import {
   withConsent,
   withSubscription,
 } from './contact-ledger';
+import { type AudienceCriteria, audienceFilter } from './audience-criteria';
 import { ConsentArchive, leavingWindow } from './consent-archive';
 import { CONSENT_HISTORY_WINDOW, type ConsentEvent, Contact, type Locale } from './schemas/contact.schema';
 import { newSignupId } from './unsubscribe/unsubscribe-links';
+
+/** The 409 of a change that lost every attempt to concurrent changes of the same person. */
+export const CONTACT_BUSY = 'The contact is being changed by other requests; try again';
 
 /** Attempts of one change against concurrent changes to the same person before giving up (409). */
 const MAX_CHANGE_ATTEMPTS = 10;
@@ -89,27 +93,21 @@ export class ContactsService {
 
   /**
    * An app's campaign audience (docs/architecture.md "Who gets what": an active subscription to the app,
-   * `blog` consent not false, not erased) in `_id` order after `afterId`, in batches of `batchSize`: the
-   * planner walks the audience with this, so memory stays flat and a resumed plan continues where it stopped.
-   * One database cursor serves every batch: a query per batch would make the dev database (which has no index
-   * for this filter) scan and sort the whole collection once per batch, quadratic in the audience's size.
-   * Suppression is the caller's to check (it is the e-mail engine's list).
+   * `blog` consent not false, not erased), narrowed by `criteria` (a segment, a campaign's topic), in `_id`
+   * order after `afterId`, in batches of `batchSize`: the planner walks the audience with this, so memory
+   * stays flat and a resumed plan continues where it stopped. One database cursor serves every batch: a
+   * query per batch would make the dev database (which has no index for this filter) scan and sort the
+   * whole collection once per batch, quadratic in the audience's size. Suppression is the caller's to check
+   * (it is the e-mail engine's list).
    */
   async *audience(
     appId: string,
     afterId: string | null,
     batchSize: number,
+    criteria: AudienceCriteria = {},
   ): AsyncGenerator<AudienceMember[]> {
     const cursor = this.contacts
-      .find(
-        {
-          subscriptions: trusted({ $elemMatch: { appId, status: 'active' } }),
-          'consent.blog': trusted({ $ne: false }),
-          deletedAt: null,
-          ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}),
-        },
-        { email: 1, firstName: 1, lastName: 1 },
-      )
+      .find(audienceFilter(appId, criteria, afterId), { email: 1, firstName: 1, lastName: 1 })
       .sort({ _id: 1 })
       .lean<Pick<Contact, '_id' | 'email' | 'firstName' | 'lastName'>>()
       .cursor({ batchSize });
@@ -192,10 +190,11 @@ export class ContactsService {
 
   /**
    * A signup from a public form or an app backend, which anyone can send with anyone's address
-   * (docs/decisions.md, "Issue 24: joinlist consent"). It never overrides the person's own "no": someone who unsubscribed from the app, withdrew
-   * `blog` consent or is on the suppression list (opt-out, bounce, complaint) must confirm by e-mail first
-   * (`confirm`), and so must everyone new when `confirmEveryone` (the app's `features.doubleOptIn`). A
-   * person with no record who must confirm gets none: nothing is stored for an unconfirmed address here.
+   * (docs/decisions/campaigns-joinlist-consent.md). It never overrides the person's own "no": someone who
+   * unsubscribed from the app, withdrew `blog` consent or is on the suppression list (opt-out, bounce,
+   * complaint) must confirm by e-mail first (`confirm`), and so must everyone new when `confirmEveryone` (the
+   * app's `features.doubleOptIn`). A person with no record who must confirm gets none: nothing is stored for
+   * an unconfirmed address here.
    */
   async requestSignUp(input: SignUpInput, policy: { confirmEveryone: boolean }): Promise<SignUpRequest> {
     const signupId = newSignupId();
@@ -339,7 +338,7 @@ export class ContactsService {
       if (!reread) throw new ConflictException('The contact was removed during the change');
       current = reread;
     }
-    throw new ConflictException('The contact is being changed by other requests; try again');
+    throw new ConflictException(CONTACT_BUSY);
   }
 }
 

@@ -4,7 +4,9 @@ import { hostsOf } from '../config/mongodb-uri';
 /** Thrown when the database of MONGODB_URI does not answer at start-up; the message is one line. */
 export class DatabaseUnreachableError extends Error {}
 
-/** The driver's reason, shortened to its first line (a server selection error may list the whole topology). */
+/**
+ * The driver's reason, shortened to its first line (a server selection error may list the whole topology).
+ */
 function reasonOf(error: unknown, uri: string): string {
   const message = error instanceof Error ? error.message : String(error);
   const line = message.split('\n')[0].slice(0, 200);
@@ -42,7 +44,7 @@ function everyServerRefused(client: MongoClient): Promise<never> {
  * Connects once to the database of `uri` and pings it, or fails with one line naming MONGODB_URI and the
  * hosts (never the credentials): at once when every server refuses the connection, else after `timeoutMs`.
  * Run before Nest builds the application: Mongoose's own connect retries for over a minute and logs each
- * attempt with its stack (docs/decisions.md, issue 26).
+ * attempt with its stack (docs/decisions/operations-cheap-health.md).
  */
 export async function requireReachableDatabase(uri: string, timeoutMs: number): Promise<void> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });

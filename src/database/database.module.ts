@@ -14,8 +14,7 @@ import {
   startDevDatabase,
   withDatabaseName,
 } from './dev-database';
-import { queryShapeRecording } from './query-shapes/query-shape-recorder';
-import { CommandCountReport, countingCommands } from './command-count-report';
+import { observedConnection } from './connection-observers';
 import { DatabaseAvailability } from './database-availability';
 
 // Operators inside user-supplied filter values ({"email":{"$gt":""}}) are neutralised by Mongoose; service
@@ -46,7 +45,8 @@ export interface DatabaseOptions {
 
 /**
  * How long an operation waits for a writable server before it fails, in every process: a request whose
- * database is away answers 503 within about this long instead of hanging (docs/decisions.md, issue 35).
+ * database is away answers 503 within about this long instead of hanging
+ * (docs/decisions/operations-database-away-fail-fast.md).
  */
 export const SERVER_SELECTION_MS = 1_500;
 
@@ -57,7 +57,8 @@ const HEARTBEAT_MS = 500;
  * Driver settings shared by every process. The driver checks the server every HEARTBEAT_MS, so a lost or
  * returning database is known within about that long (DatabaseAvailability); an operation fails after
  * SERVER_SELECTION_MS without a writable server, so requests fail fast and workers retry (their writes are
- * retried, never dropped). docs/decisions.md, issues 26 and 35.
+ * retried, never dropped). docs/decisions/data-production-database-and-indexes.md,
+ * docs/decisions/operations-database-away-fail-fast.md.
  */
 export function connectionOptions(
   production: boolean,
@@ -141,14 +142,12 @@ export class DatabaseModule {
             return {
               uri,
               ...connectionOptions(production, options.autoIndex ?? true, options.longCommands),
-              ...queryShapeRecording(),
-              // A benchmark counts the commands per request (CommandCountReport).
-              ...(countingCommands() ? { monitorCommands: true } : {}),
+              ...observedConnection(),
             };
           },
         }),
       ],
-      providers: [CommandCountReport, DatabaseAvailability],
+      providers: [DatabaseAvailability],
       exports: [DatabaseAvailability],
       global: true,
     };

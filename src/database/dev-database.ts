@@ -82,7 +82,10 @@ export class DevDatabaseFileLockedError extends Error {
 }
 const FILE_LOCKED = /MVStoreException: The file is locked/;
 
-/** What the Java process wrote before it failed to start, kept for the error (bounded: it may loop on an error). */
+/**
+ * What the Java process wrote before it failed to start, kept for the error (bounded: it may loop on an
+ * error).
+ */
 const MAX_STARTUP_OUTPUT = 8_000;
 
 function requireTool(command: string, args: string[], install: string): void {

@@ -68,7 +68,9 @@ function sameOptions(existing: Options, declared: Options): boolean {
   return Object.keys(b).every((name) => covers(a[name], b[name]));
 }
 
-/** Compares one collection's declared indexes with the ones it has (`_id` is MongoDB's own and never extra). */
+/**
+ * Compares one collection's declared indexes with the ones it has (`_id` is MongoDB's own and never extra).
+ */
 export function planCollection(
   collection: string,
   declared: DeclaredIndex[],
@@ -102,12 +104,15 @@ export function planCollection(
 export function declaredIndexes(connection: Connection, modelName: string): DeclaredIndex[] {
   return connection.models[modelName].schema.indexes().map(([key, options]) => {
     const { _autoIndex: _ignored, ...rest } = (options ?? {}) as Options;
-    // Mongoose also accepts "ascending"/"descending"; our schemas use 1 and -1, which MongoDB takes as they are.
+    // Mongoose also accepts "ascending"/"descending"; our schemas use 1 and -1, which MongoDB takes as they
+    // are.
     return { key: key as KeySpec, options: rest };
   });
 }
 
-/** The collection's indexes; none when it does not exist yet (production creates no collection at start-up). */
+/**
+ * The collection's indexes; none when it does not exist yet (production creates no collection at start-up).
+ */
 async function existingIndexes(connection: Connection, collection: string): Promise<ExistingIndex[]> {
   const db = connection.db!;
   if (!(await db.listCollections({ name: collection }, { nameOnly: true }).hasNext())) return [];

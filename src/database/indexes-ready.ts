@@ -40,7 +40,9 @@ export async function indexDrift(connection: Connection): Promise<string | null>
   );
 }
 
-/** Production does not wait for the check: start-up never depends on the indexes, it only says what is wrong. */
+/**
+ * Production does not wait for the check: start-up never depends on the indexes, it only says what is wrong.
+ */
 function warnOfIndexDrift(connection: Connection): void {
   const logger = new Logger('Database');
   indexDrift(connection).then(

@@ -7,9 +7,10 @@ export const EmailEvents = {
 } as const;
 
 /**
- * A hint, not a record: the listener recounts the campaigns from the queue (`EmailService.campaignJobCounts`).
- * It may be lost (a process killed after recording outcomes, a listener failure), so the campaign's owner
- * must not depend on receiving it; it only makes the campaign's figures current sooner.
+ * A hint, not a record: the listener recounts the campaigns from the queue
+ * (`EmailService.campaignJobCounts`). It may be lost (a process killed after recording outcomes, a listener
+ * failure), so the campaign's owner must not depend on receiving it; it only makes the campaign's figures
+ * current sooner.
  */
 export interface CampaignJobsFinishedEvent {
   campaignIds: string[];

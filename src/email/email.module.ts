@@ -51,11 +51,12 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
 
 /**
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
- * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `JobSecrets` (the sealed
- * secrets of a message composed when it is sent), `RecipientJobsService` (a person's jobs, for export and
- * GDPR erasure), for campaign mail `TrackingLinks`, for the health probe `EmailQueueStatus`; they add batch
+ * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `JobSecrets` (the sealed secrets
+ * of a message composed when it is sent), `RecipientJobsService` (a person's jobs, for export and GDPR
+ * erasure), for campaign mail `TrackingLinks`, for the health probe `EmailQueueStatus`; they add batch
  * planners, message composers and link tables by marking their own methods
- * (src/email/jobs/email-handlers.ts). The e-mail events module (src/email/events/) writes through `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
+ * (src/email/jobs/email-handlers.ts). The e-mail events module (src/email/events/) writes through
+ * `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
  */
 @Module({
   imports: [

@@ -55,8 +55,8 @@ export class ChatBacklogRecord {
 }
 
 /**
- * The spec's health record, returned as the whole body (not inside `data`), with the service's own extra
- * fields after the spec's five.
+ * The contract's health record, returned as the whole body (not inside `data`), with the service's own extra
+ * fields after the contract's five.
  */
 export class HealthRecord {
   @ApiProperty({ enum: ['ok', 'error'] }) status: 'ok' | 'error';

@@ -7,13 +7,20 @@ import { EmailQueueStatus, type QueueDepth } from '../email/jobs/email-queue-sta
 import type { ChatBacklogRecord, HealthRecord, LivenessRecord } from './health.dto';
 import { readServiceVersion } from './service-version';
 
-/** Every database call of the probe is bounded by this: a dead server must not hold it for the driver's 5 s. */
+/**
+ * Every database call of the probe is bounded by this: a dead server must not hold it for the driver's 5 s.
+ */
 const PROBE_TIMEOUT_MS = 2_000;
 
-/** How often the database figures are refreshed in the background (docs/decisions.md, issue 26). */
+/**
+ * How often the database figures are refreshed in the background (docs/decisions/operations-cheap-health.md).
+ */
 export const HEALTH_REFRESH_MS = 10_000;
 
-/** How long a memory reading is reused: `process.memoryUsage()` reads /proc on every call (issue 26). */
+/**
+ * How long a memory reading is reused: `process.memoryUsage()` reads /proc on every call
+ * (docs/decisions/operations-cheap-health.md).
+ */
 const MEMORY_SAMPLE_MS = 1_000;
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -50,7 +57,7 @@ export class HealthService implements OnApplicationShutdown {
     private readonly availability: DatabaseAvailability,
   ) {}
 
-  /** Readiness: the spec's record plus the queue and outbox figures of the last refresh. */
+  /** Readiness: the contract's record plus the queue and outbox figures of the last refresh. */
   async check(): Promise<HealthRecord> {
     this.started ??= this.refresh().then(() => this.schedule());
     await this.started;

@@ -30,14 +30,12 @@ describe('checkImportEntry', () => {
     expect(checkImportEntry(entry)).toEqual({ error });
   });
 
-  it('checks 10,000 entries well within a second', () => {
+  // Their time is measured by `npm run bench -- input-scans`, not bounded here.
+  it('checks 10,000 entries', () => {
     const entries = Array.from({ length: 10_000 }, (_, i) => ({
       email: `reader-${i}@example.com`,
       locale: 'en',
     }));
-    const started = performance.now();
-    const checked = entries.map(checkImportEntry);
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(checked.every((entry) => !('error' in entry))).toBe(true);
+    expect(entries.map(checkImportEntry).every((entry) => !('error' in entry))).toBe(true);
   });
 });

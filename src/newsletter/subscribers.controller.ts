@@ -6,6 +6,7 @@ import { AcceptsBody, MAX_BODY_BYTES } from '../common/http/body/body-policy';
 import { done, ok, page } from '../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
@@ -21,7 +22,7 @@ import {
   toSubscriberView,
 } from './dto/subscriber.dto';
 import { SubscriberImport } from './subscriber-import';
-import { SubscribersService } from './subscribers.service';
+import { ALREADY_SUBSCRIBED, SubscribersService } from './subscribers.service';
 import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
 
 /**
@@ -31,7 +32,9 @@ import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
  */
 const IMPORT_BODY = { maxBytes: MAX_BODY_BYTES, maxFields: IMPORT_MAX * 4 + 1 };
 
-/** One app's newsletter subscribers in the back office (GETs for every role, writes for `user` and `admin`). */
+/**
+ * One app's newsletter subscribers in the back office (GETs for every role, writes for `user` and `admin`).
+ */
 @ApiTags('Newsletter')
 @Controller('admin/:appId/newsletter/subscribers')
 @Authenticated(Access.Write)
@@ -76,7 +79,8 @@ export class SubscribersController {
     summary: 'Add a person to the newsletter (source `admin`; no consent is recorded for them)',
   })
   @ApiOkEnvelope(SubscriberView, { status: HttpStatus.CREATED })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, ALREADY_SUBSCRIBED)
   async create(@Param('appId') appId: string, @Body() dto: CreateSubscriberDto) {
     return ok(toSubscriberView(await this.subscribers.create(appId, dto), appId));
   }

@@ -23,6 +23,9 @@ export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found';
 /** `source` of subscriptions and ledger events, by the route that made them. */
 export const SubscriptionSources = { api: 'api', admin: 'admin', import: 'import' } as const;
 
+/** The 409 of adding a current subscriber again. */
+export const ALREADY_SUBSCRIBED = 'Already subscribed to this app';
+
 /**
  * Newsletter subscribers: a view of the person record (docs/architecture.md "People"). A subscriber is a
  * person with a subscription to the app; their `_id` is the contact's. Every change goes through
@@ -122,7 +125,7 @@ export class SubscribersService {
       if (dto.locale && !current.locale) set.locale = dto.locale;
       return { change: { set }, result: null };
     });
-    if (result === 'active') throw new ConflictException('Already subscribed to this app');
+    if (result === 'active') throw new ConflictException(ALREADY_SUBSCRIBED);
     if (result !== null) {
       throw new ConflictException(
         `This person's subscription is ${result}; only they can subscribe again (their own signup)`,

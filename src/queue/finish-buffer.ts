@@ -36,7 +36,9 @@ export class FinishBuffer<Outcome, F extends Finished<Outcome>> {
     private readonly windowMs = FINISH_WINDOW_MS,
   ) {}
 
-  /** Buffers an outcome; the slot that fills a batch waits for its write (back-pressure on a slow database). */
+  /**
+   * Buffers an outcome; the slot that fills a batch waits for its write (back-pressure on a slow database).
+   */
   async add(job: F | Postponed): Promise<void> {
     this.pending.push(job);
     if (this.pending.length >= this.size) {

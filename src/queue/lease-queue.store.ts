@@ -1,5 +1,5 @@
-import type { AnyBulkWriteOperation, Collection, Document, FindCursor, ObjectId } from 'mongodb';
-import type { DueJob, HeldJob, LapseRule, QueueKind } from './queue-kind';
+import type { AnyBulkWriteOperation, Collection, Document, Filter, FindCursor, ObjectId } from 'mongodb';
+import { claimableOf, type DueJob, type HeldJob, type LapseRule, type QueueKind } from './queue-kind';
 import { writeAll } from '../common/database/bulk-writes';
 import type { HolderState } from './worker-heartbeat';
 
@@ -42,26 +42,105 @@ const HOLD_FIELDS = {
   handedRepeatable: '',
 } as const;
 
-/** Tells a reaper whether the holders it names are alive (WorkerHeartbeat.holders). */
-export type HolderCheck = (workerIds: string[], now: Date) => Promise<(workerId: string) => HolderState>;
+/** What a reaper knows of the holders of leases (WorkerHeartbeat). */
+export interface Holders {
+  /** The holders whose heartbeat lapsed (none while this process may not judge them). */
+  lapsed(now: Date): Promise<string[]>;
+  /** Whether each holder named is alive. */
+  holders(workerIds: string[], now: Date): Promise<(workerId: string) => HolderState>;
+}
+
+/** A held job and the token of the claim that holds it, as a release or the reaper gives it up. */
+export interface HeldClaim {
+  job: HeldJob;
+  lockToken: string;
+}
+
+/** Held jobs released per write. */
+const RELEASE_BATCH = 1_000;
+/** Where a held job waits: never due, until it is released. */
+export const HELD_UNTIL = new Date('9999-12-31T00:00:00.000Z');
 
 /**
- * The lease protocol over one kind's collection (docs/decisions.md, issue 25). A job that may be claimed
+ * The lease protocol over one kind's collection (docs/queue.md). A job that may be claimed
  * carries `claimKey` = `<_id>.<attempts>`; a claim removes it in the same update that sets the holder's
  * `lockToken` and lease, so of several workers racing for one job exactly one wins, and a stale scan
  * (the job claimed and re-scheduled since) takes nothing. Every later write names the holder's token, so a
  * holder whose lease was reaped cannot overwrite what happened since. The hot path uses the driver: the
- * filters are built here, never from input, and each step is one round trip for a whole batch (each
- * update is a single lookup in a unique index).
+ * filters are built here, never from input, and each step is one round trip for a whole batch (each update is
+ * a single lookup in a unique index).
  */
 export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   constructor(
     private readonly collectionOf: () => Collection,
-    readonly kind: QueueKind<Due, Outcome>,
+    readonly kind: QueueKind<Job, Due, Outcome>,
   ) {}
 
   protected get collection(): Collection {
     return this.collectionOf();
+  }
+
+  /** The fields a new job is inserted with to be claimable once its due field has passed. */
+  newJobFields(id: ObjectId): Record<string, unknown> {
+    return { status: this.kind.statuses.pending, attempts: 0, claimKey: claimKeyOf(id, 0) };
+  }
+
+  /**
+   * Holds the claimable jobs that match `filter` until `until` (default: until released): they keep their
+   * status, lose their claim key (a worker that scanned one before cannot claim it) and are not due. Jobs
+   * in flight finish. Returns how many were held.
+   */
+  async hold(filter: Filter<Document>, until = HELD_UNTIL, now = new Date()): Promise<number> {
+    const result = await this.collection.updateMany(
+      { ...filter, status: { $in: claimableOf(this.kind.statuses) } },
+      { $set: { [this.kind.dueField]: until, heldAt: now, updatedAt: now }, $unset: { claimKey: '' } },
+    );
+    return result.modifiedCount;
+  }
+
+  /** Makes the held jobs that match `filter` due now and claimable again; returns how many. */
+  async release(filter: Filter<Document>, now = new Date()): Promise<number> {
+    let released = 0;
+    for (;;) {
+      const held = await this.collection
+        .find({ ...filter, heldAt: { $exists: true } }, { projection: { attempts: 1 }, limit: RELEASE_BATCH })
+        .toArray();
+      if (held.length === 0) return released;
+      const operations: AnyBulkWriteOperation[] = held.map((job) => ({
+        updateOne: {
+          filter: { _id: job._id },
+          update: {
+            $set: {
+              claimKey: claimKeyOf(job._id, job.attempts as number),
+              [this.kind.dueField]: now,
+              updatedAt: now,
+            },
+            $unset: { heldAt: '' },
+          },
+        },
+      }));
+      released += (await writeAll(this.collection, operations)).modifiedCount;
+    }
+  }
+
+  /**
+   * Ends the claimable jobs that match `filter` as dead with `error`, without their claim key, so a worker
+   * that scanned one already cannot claim it. Jobs in flight are not touched. Returns how many ended.
+   */
+  async cancel(filter: Filter<Document>, error: string, now = new Date()): Promise<number> {
+    const result = await this.collection.updateMany(
+      { ...filter, status: { $in: claimableOf(this.kind.statuses) } },
+      {
+        $set: {
+          status: this.kind.statuses.dead,
+          lastError: error,
+          ...this.kind.endFields(now),
+          updatedAt: now,
+        },
+        $unset: { claimKey: '' },
+      },
+    );
+    return result.modifiedCount;
   }
 
   /**
@@ -71,15 +150,19 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
    */
   scanDue(batchSize: number, now = new Date()): DueScan<Due> {
     const filter = {
-      status: { $in: [...this.kind.claimableStatuses] },
+      status: { $in: claimableOf(this.kind.statuses) },
       [this.kind.dueField]: { $lte: now },
     };
     const cursor = this.collection.find(filter, {
-      projection: this.kind.dueProjection,
+      projection: { ...this.kind.dueProjection, claimKey: 1 },
       sort: this.kind.dueSort,
       batchSize,
     });
-    return new DueScan(cursor, batchSize, (doc) => this.kind.dueJobOf(doc));
+    return new DueScan(
+      cursor,
+      batchSize,
+      (doc) => ({ ...this.kind.dueJobOf(doc), claimKey: doc.claimKey as string }) as Due,
+    );
   }
 
   /**
@@ -104,7 +187,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
           filter: { claimKey: job.claimKey },
           update: {
             $set: {
-              status: 'processing',
+              status: this.kind.statuses.held,
               lockToken: tokens[i],
               ...(workerId ? { workerId } : {}),
               leaseExpiresAt: new Date(now.getTime() + leaseMs),
@@ -153,7 +236,11 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       const { id, attempts, lockToken, outcome } = record;
       const { set, retryAt } = this.kind.outcomeUpdate(outcome, now);
       const next = retryAt
-        ? { status: 'failed', [this.kind.dueField]: retryAt, claimKey: claimKeyOf(id, attempts) }
+        ? {
+            status: this.kind.statuses.retrying,
+            [this.kind.dueField]: retryAt,
+            claimKey: claimKeyOf(id, attempts),
+          }
         : this.kind.endFields(now);
       return {
         updateOne: {
@@ -166,11 +253,12 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
     return (await writeAll(this.collection, operations)).modifiedCount;
   }
 
-  /** The status a record's write sets (`failed` for a retry or a postponement). */
+  /** The status a record's write sets (`retrying` for a retry or a postponement). */
   statusAfter(record: Finished<Outcome> | Postponed): string {
-    if ('postponed' in record) return 'failed';
+    const { retrying, done } = this.kind.statuses;
+    if ('postponed' in record) return retrying;
     const { set, retryAt } = this.kind.outcomeUpdate(record.outcome, new Date());
-    return retryAt ? 'failed' : typeof set.status === 'string' ? set.status : 'completed';
+    return retryAt ? retrying : typeof set.status === 'string' ? set.status : done;
   }
 
   /** The status of each job now (one lookup by `_id`); a job that is gone is absent. */
@@ -181,16 +269,16 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
 
   /**
    * Gives up held jobs (a worker stopping): one never handed goes back to `pending` with its attempt not
-   * counted; a handed one follows the kind's rule for a lapsed lease. Returns how many were released.
+   * counted; a handed one follows the kind's rule for a lapsed lease. Returns how many were given back.
    */
-  async release(held: HeldJob[], now = new Date()): Promise<number> {
+  async giveBack(held: HeldClaim[], now = new Date()): Promise<number> {
     if (held.length === 0) return 0;
-    const operations: AnyBulkWriteOperation[] = held.map((job) => ({
+    const operations: AnyBulkWriteOperation[] = held.map(({ job, lockToken }) => ({
       updateOne: {
-        filter: { lockToken: job.lockToken },
+        filter: { lockToken },
         update: this.lapseUpdate(
           job,
-          job.handedAt ? this.kind.lapsed(job) : { to: 'pending', uncount: true },
+          job.handed !== 'no' ? this.kind.lapsed(job) : { to: 'pending', uncount: true },
           now,
         ),
       },
@@ -202,41 +290,38 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
    * Jobs whose holder stopped holding them (crash, kill, lost network), each put where the kind's rule says.
    * A job whose holder's heartbeat says it is alive is never taken, however old its lease; one whose
    * holder's heartbeat lapsed is taken at once; one whose holder is unknown (no heartbeat: a claim made by
-   * hand, or by a process without one) once its lease has lapsed. The held jobs are few (the workers' slots
-   * and claimed batches), so they are read whole and judged here. One update per job, guarded by the
-   * holder's token: the caller learns which ones this reaper ended.
+   * hand, or by a process without one) once its lease has lapsed. Only those jobs are read: the jobs of the
+   * lapsed holders (one lookup), and the jobs whose lease lapsed (judged by their holder's heartbeat). One
+   * update per job, guarded by the holder's token: the caller learns which ones this reaper ended.
    */
-  async reapLapsed(now = new Date(), holders?: HolderCheck): Promise<{ job: HeldJob; rule: LapseRule }[]> {
-    const held = { status: 'processing' };
-    const { typeField } = this.kind;
-    const filters = typeField ? this.kind.types.map((type) => ({ ...held, [typeField]: type })) : [held];
+  async reapLapsed(now = new Date(), holders?: Holders): Promise<{ job: HeldJob; rule: LapseRule }[]> {
     const projection = {
       ...this.kind.heldProjection,
       attempts: 1,
       lockToken: 1,
       workerId: 1,
-      leaseExpiresAt: 1,
       handedAt: 1,
       handedRepeatable: 1,
     };
-    const jobs: HeldJob[] = [];
-    for (const filter of filters) {
-      jobs.push(...((await this.collection.find(filter, { projection }).toArray()) as unknown as HeldJob[]));
+    const dead = holders ? await holders.lapsed(now) : [];
+    const ofDead =
+      dead.length > 0
+        ? await this.collection.find({ workerId: { $in: dead } }, { projection }).toArray()
+        : [];
+    const expired = await this.collection.find({ leaseExpiresAt: { $lte: now } }, { projection }).toArray();
+    const workerIds = expired.flatMap((doc) => (typeof doc.workerId === 'string' ? [doc.workerId] : []));
+    const stateOf = holders && workerIds.length > 0 ? await holders.holders(workerIds, now) : () => 'unknown';
+    const lapsed = new Map<string, HeldClaim>();
+    for (const doc of ofDead) lapsed.set(doc.lockToken as string, heldClaimOf(doc));
+    for (const doc of expired) {
+      const state = typeof doc.workerId === 'string' ? stateOf(doc.workerId) : 'unknown';
+      if (state !== 'alive') lapsed.set(doc.lockToken as string, heldClaimOf(doc));
     }
-    const workerIds = jobs.flatMap((job) => (typeof job.workerId === 'string' ? [job.workerId] : []));
-    const stateOf = holders && workerIds.length > 0 ? await holders(workerIds, now) : () => 'unknown';
-    const lapsed = jobs.filter((job) => {
-      const state = typeof job.workerId === 'string' ? stateOf(job.workerId) : 'unknown';
-      const leaseLapsed = job.leaseExpiresAt instanceof Date && job.leaseExpiresAt <= now;
-      return state === 'dead' || (state === 'unknown' && leaseLapsed);
-    });
-    const rules = await this.lapseRules(lapsed);
+    const claims = [...lapsed.values()];
+    const rules = await this.lapseRules(claims.map(({ job }) => job));
     const reaped: { job: HeldJob; rule: LapseRule }[] = [];
-    for (const [i, job] of lapsed.entries()) {
-      const result = await this.collection.updateOne(
-        { lockToken: job.lockToken },
-        this.lapseUpdate(job, rules[i], now),
-      );
+    for (const [i, { job, lockToken }] of claims.entries()) {
+      const result = await this.collection.updateOne({ lockToken }, this.lapseUpdate(job, rules[i], now));
       if (result.modifiedCount > 0) reaped.push({ job, rule: rules[i] });
     }
     return reaped;
@@ -252,7 +337,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       filter: { lockToken },
       update: {
         $set: {
-          status: 'failed',
+          status: this.kind.statuses.retrying,
           lastError: postponed.error,
           [this.kind.dueField]: postponed.until,
           claimKey: claimKeyOf(id, attempts - 1),
@@ -269,7 +354,11 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       case 'pending': {
         const attempts = rule.uncount ? job.attempts - 1 : job.attempts;
         return {
-          $set: { status: 'pending', claimKey: claimKeyOf(job._id, attempts), updatedAt: now },
+          $set: {
+            status: this.kind.statuses.pending,
+            claimKey: claimKeyOf(job._id, attempts),
+            updatedAt: now,
+          },
           $unset: HOLD_FIELDS,
           ...(rule.uncount ? { $inc: { attempts: -1 } } : {}),
         };
@@ -277,7 +366,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       case 'due':
         return {
           $set: {
-            status: 'failed',
+            status: this.kind.statuses.retrying,
             lastError: rule.error,
             [this.kind.dueField]: now,
             claimKey: claimKeyOf(job._id, job.attempts),
@@ -288,7 +377,12 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
         };
       case 'dead':
         return {
-          $set: { status: 'dead', lastError: rule.error, ...this.kind.endFields(now), updatedAt: now },
+          $set: {
+            status: this.kind.statuses.dead,
+            lastError: rule.error,
+            ...this.kind.endFields(now),
+            updatedAt: now,
+          },
           $unset: HOLD_FIELDS,
           ...unknownOutcome(job),
         };
@@ -301,9 +395,18 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   }
 }
 
-/** A handed job given up without its outcome: counted on the job, so its view says it may have left before. */
+/**
+ * A handed job given up without its outcome: counted on the job, so its view says it may have left before.
+ */
 function unknownOutcome(job: HeldJob): Document {
-  return job.handedAt ? { $inc: { unknownOutcomes: 1 } } : {};
+  return job.handed !== 'no' ? { $inc: { unknownOutcomes: 1 } } : {};
+}
+
+/** A held job as the reaper read it: the handed marks read as `handed`, the token kept apart. */
+function heldClaimOf(doc: Document): HeldClaim {
+  const { lockToken, workerId: _holder, handedAt, handedRepeatable, ...fields } = doc;
+  const handed = !handedAt ? 'no' : handedRepeatable === true ? 'repeatable' : 'yes';
+  return { job: { ...(fields as HeldJob), handed }, lockToken: lockToken as string };
 }
 
 /** Reads a scan of due jobs batch by batch (`LeaseQueueStore.scanDue`). */

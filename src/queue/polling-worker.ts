@@ -14,9 +14,10 @@ import { Circuit, type CircuitSettings, DEFAULT_CIRCUIT, DependencyUnavailableEr
 import { FinishBuffer } from './finish-buffer';
 import { HandedMarks } from './handed-marks';
 import type { JobHandlers } from './job-handlers';
-import type { DueScan, Finished, LeaseQueueStore, Postponed } from './lease-queue.store';
+import type { DueScan, Finished, HeldClaim, LeaseQueueStore, Postponed } from './lease-queue.store';
 import type { DueJob, HeldJob, LapseRule, LeasedJob } from './queue-kind';
 import { RateLimiter } from './rate-limiter';
+import { type FailedAttempt, failedAttempt } from './retry-policy';
 import type { WorkerHeartbeat } from './worker-heartbeat';
 
 /** How a worker runs; read at the start of every run, so a test may change them between runs. */
@@ -84,7 +85,7 @@ class MarkNotWrittenError extends Error {
 }
 
 /**
- * The polling-worker base of the lease-queue engine (docs/decisions.md, issue 25). Every `intervalMs` a run
+ * The polling-worker base of the lease-queue engine (docs/queue.md). Every `intervalMs` a run
  * scans due jobs and works through them with `concurrency` slots: a feed claims the next `concurrency`
  * scanned jobs in one round trip, each slot waits for the rate limiter, runs the job's `@JobHandler` and
  * hands its outcome to a buffer written in batches (retried, never dropped). A run scans again while jobs
@@ -97,15 +98,14 @@ class MarkNotWrittenError extends Error {
 export abstract class PollingWorker<
   Job extends LeasedJob,
   Due extends DueJob,
-  Outcome extends { status: Status },
-  Status extends string,
+  Outcome extends { status: string },
   Scan = undefined,
   F extends Finished<Outcome> = Finished<Outcome>,
 >
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   protected readonly logger: Logger;
-  private run: Promise<RunSummary<Status>> | null = null;
+  private run: Promise<RunSummary<Outcome['status']>> | null = null;
   private stopping = false;
   private signalStop: () => void = noop;
   /** Settles when a stop begins (ends the slots' waits for the rate limiter). */
@@ -130,7 +130,6 @@ export abstract class PollingWorker<
     protected readonly store: LeaseQueueStore<Job, Due, Outcome>,
     private readonly handlers: JobHandlers,
     private readonly scheduler: SchedulerRegistry,
-    private readonly statuses: readonly Status[],
     private readonly heartbeat: WorkerHeartbeat,
   ) {
     this.logger = new Logger(name);
@@ -139,22 +138,40 @@ export abstract class PollingWorker<
   }
 
   protected abstract settings(): WorkerSettings;
-  /** The outcome of an attempt that threw. */
-  protected abstract failure(job: Job, error: unknown): Outcome;
+
+  /** The outcome of an attempt that threw: the kind's retry policy (`failedAttempt`). */
+  protected failure(job: Job, error: unknown): Outcome {
+    const failed = failedAttempt(this.store.kind.retry, job, error);
+    if (failed.status === 'dead') {
+      this.logger.warn(
+        `${this.store.kind.name} job ${String(job._id)} is dead after ${job.attempts} attempt(s): ` +
+          failed.error,
+      );
+    }
+    // A kind's outcomes include the two of a failed attempt (checked where the kind is declared).
+    return failed as FailedAttempt & Outcome;
+  }
 
   /** Fresh state for the jobs of one scan. */
   protected newScan(): Scan {
     return undefined as Scan;
   }
 
-  /** Scanned jobs before they are claimed (a kind may read what it needs); by default spread within priority. */
+  /**
+   * Scanned jobs before they are claimed (a kind may read what it needs); by default spread within priority.
+   */
   protected prepareDue(due: Due[], _scan: Scan): Promise<Due[]> {
     return Promise.resolve(spreadWithinPriority(due));
   }
 
-  /** The record of an outcome; a kind may carry more for `recorded`. */
-  protected finished(job: Job, lockToken: string, outcome: Outcome): F {
-    return { id: job._id, attempts: job.attempts, lockToken, outcome } as F;
+  /** What a kind's record of an outcome carries besides the engine's fields, for `recorded`. */
+  protected recordOf(_job: Job, _outcome: Outcome): Omit<F, keyof Finished<Outcome>> {
+    return {} as Omit<F, keyof Finished<Outcome>>;
+  }
+
+  private finished(job: Job, lockToken: string, outcome: Outcome): F {
+    const id = job._id as Finished<Outcome>['id'];
+    return { ...this.recordOf(job, outcome), id, attempts: job.attempts, lockToken, outcome } as F;
   }
 
   /** After a batch of outcomes is written (`recorded` of them were still held). */
@@ -247,7 +264,7 @@ export abstract class PollingWorker<
    * Works until nothing is due (or a stop begins). A call while a run is in progress joins that run, so one
    * process never runs two at once and a stop can wait for it.
    */
-  processDue(): Promise<RunSummary<Status>> {
+  processDue(): Promise<RunSummary<Outcome['status']>> {
     this.run ??= this.runOnce().finally(() => {
       this.run = null;
       this.lastRunEndedAt = new Date();
@@ -258,7 +275,7 @@ export abstract class PollingWorker<
   /** Reaps lapsed leases now (one reap at a time per process). */
   reapLapsed(): Promise<{ job: HeldJob; rule: LapseRule }[]> {
     this.reaping ??= this.store
-      .reapLapsed(new Date(), (workerIds, now) => this.heartbeat.holders(workerIds, now))
+      .reapLapsed(new Date(), this.heartbeat)
       .then((reaped) => {
         if (reaped.length > 0) this.reaped(reaped);
         return reaped;
@@ -296,10 +313,14 @@ export abstract class PollingWorker<
     this.logger.log(`${what === 'run' ? 'Runs' : 'Reaping'} work again after ${failed} failure(s)`);
   }
 
-  private async runOnce(): Promise<RunSummary<Status>> {
+  private async runOnce(): Promise<RunSummary<Outcome['status']>> {
+    // Outcomes by status: the kind's success, and the engine's two of a failed attempt (`failedAttempt`).
     const summary = Object.fromEntries(
-      [...this.statuses, 'lostRaces', 'reaped', 'postponed'].map((key) => [key, 0]),
-    ) as RunSummary<Status>;
+      [this.store.kind.statuses.done, 'failed', 'dead', 'lostRaces', 'reaped', 'postponed'].map((key) => [
+        key,
+        0,
+      ]),
+    ) as RunSummary<Outcome['status']>;
     try {
       summary.reaped = (await this.reapLapsed()).length;
       while (!this.stopping && !this.database.paused) {
@@ -327,7 +348,7 @@ export abstract class PollingWorker<
    */
   private async work(
     scan: DueScan<Due>,
-    summary: RunSummary<Status>,
+    summary: RunSummary<Outcome['status']>,
     mode: 'closed' | 'probe',
   ): Promise<number> {
     const settings = this.settings();
@@ -374,7 +395,7 @@ export abstract class PollingWorker<
     const slot = async () => {
       for (let next = await feed.next(halted); next; next = await feed.next(halted)) {
         const { job, lockToken } = next;
-        const entry: HeldEntry<Job> = { job, handed: false, repeatable: false };
+        const entry: HeldEntry<Job> = { job, lockToken, handed: false, repeatable: false };
         this.held.set(lockToken, entry);
         await Promise.race([rate.acquire(), this.stopped]);
         if (halted()) {
@@ -407,7 +428,12 @@ export abstract class PollingWorker<
     // returned early would leave work going that a stop no longer waits for.
     const slots = await Promise.allSettled(Array.from({ length: concurrency }, slot));
     await this.release(
-      (await feed.leftovers()).map(({ job }) => ({ job, handed: false, repeatable: false })),
+      (await feed.leftovers()).map(({ job, lockToken }) => ({
+        job,
+        lockToken,
+        handed: false,
+        repeatable: false,
+      })),
       'claimed, not started',
     );
     await finished.flush();
@@ -428,7 +454,7 @@ export abstract class PollingWorker<
   ): Promise<
     { outcome: Outcome } | { unavailable: DependencyUnavailableError } | { putBack: MarkNotWrittenError }
   > {
-    const type = this.store.kind.typeOf(job as unknown as Record<string, unknown>);
+    const type = this.store.kind.typeOf(job);
     const handler = this.handlers.get<JobHandlerFn<Job, Scan, Outcome>>('job', type);
     const context: JobContext<Scan> = {
       lockToken,
@@ -505,18 +531,20 @@ export abstract class PollingWorker<
     };
   }
 
-  /** Gives held jobs back to the queue (see `LeaseQueueStore.release`). */
+  /** Gives held jobs back to the queue (see `LeaseQueueStore.giveBack`). */
   private async release(entries: HeldEntry<Job>[], why: string): Promise<void> {
     if (entries.length === 0) return;
-    const now = new Date();
-    const jobs = entries.map(({ job, handed, repeatable }) => ({
-      ...(job as unknown as HeldJob),
-      ...(handed
-        ? { handedAt: now, handedRepeatable: repeatable }
-        : { handedAt: undefined, handedRepeatable: undefined }),
+    const jobs: HeldClaim[] = entries.map(({ job, lockToken, handed, repeatable }) => ({
+      job: {
+        ...(job as object),
+        _id: job._id as HeldJob['_id'],
+        attempts: job.attempts,
+        handed: !handed ? 'no' : repeatable ? 'repeatable' : 'yes',
+      },
+      lockToken,
     }));
     try {
-      const released = await this.store.release(jobs, now);
+      const released = await this.store.giveBack(jobs);
       this.logger.log(`Released ${released} job(s): ${why}`);
     } catch (error) {
       // They lapse instead, and the reaper applies the same rule.
@@ -528,6 +556,7 @@ export abstract class PollingWorker<
 /** A job this worker holds, and whether (and how) it was handed. */
 interface HeldEntry<Job> {
   job: Job;
+  lockToken: string;
   handed: boolean;
   repeatable: boolean;
 }

@@ -1,4 +1,5 @@
 import type { ObjectId } from 'mongodb';
+import type { RetryPolicy } from './retry-policy';
 
 /** The fields every leased job carries, whatever its kind (the rest is the kind's payload). */
 export interface LeasedJob {
@@ -14,15 +15,15 @@ export interface DueJob {
   priority: number;
 }
 
-/** A held job as the reaper or a shutdown release sees it. */
+/**
+ * A held job as a lapse rule sees it: whether its holder handed it to the outside world (`yes`), handed it
+ * to something that drops a repeat (`repeatable`: an idempotent API, safe to run again), or not (`no`);
+ * and the kind's fields the reaper read (`heldProjection`).
+ */
 export interface HeldJob {
   _id: ObjectId;
   attempts: number;
-  lockToken: string;
-  /** When the holder marked it handed to the outside world (a message given to the transport). */
-  handedAt?: Date;
-  /** Set with `handedAt` when what it was handed to drops a repeat (an idempotent API): safe to run again. */
-  handedRepeatable?: boolean;
+  handed: 'no' | 'yes' | 'repeatable';
   [field: string]: unknown;
 }
 
@@ -47,26 +48,37 @@ export interface OutcomeUpdate {
 }
 
 /**
- * One kind of background work on the lease-queue engine: its collection's field names and statuses, what
- * a scan reads, and its rules for outcomes and lapsed leases. The collection and its indexes stay the
- * kind's (see each kind's schema).
+ * The status names of a kind's jobs: `pending` (new, or put back unstarted) and `retrying` (due again after
+ * a failed attempt) are claimable once due; `held` while a worker holds it; `done` and `dead` end it.
  */
-export interface QueueKind<Due extends DueJob, Outcome> {
+export interface KindStatuses {
+  pending: string;
+  retrying: string;
+  held: string;
+  done: string;
+  dead: string;
+}
+
+/**
+ * One kind of background work on the lease-queue engine, declared in one object (docs/queue.md, "Adding a
+ * job kind"): its name and job types, its collection's due field and order, its statuses, its retry policy,
+ * and its rules for outcomes and lapsed leases. The engine owns the lease fields (`leaseFields`).
+ */
+export interface QueueKind<Job, Due extends DueJob, Outcome> {
   /** Names the kind in logs and handler checks (`email`, `chat`). */
   name: string;
   /** The job types this kind runs; each needs a `@JobHandler` (checked at boot). */
   types: readonly string[];
   /** The job's type (kinds with one type answer it without reading the job). */
-  typeOf(job: Record<string, unknown>): string;
-  /** Set on a job's type field: the reaper reads lapsed jobs per type (the kind's index has the field). */
-  typeField?: string;
+  typeOf(job: Job): string;
   /** The due-time field (`scheduledAt`, `nextAttemptAt`). */
   dueField: string;
-  claimableStatuses: readonly string[];
-  /** The scan's order and what it reads of each due job. */
+  statuses: KindStatuses;
+  retry: RetryPolicy<Job>;
+  /** The scan's order and what it reads of each due job (the engine adds its claim key). */
   dueSort: Record<string, 1 | -1>;
   dueProjection: Record<string, 1>;
-  dueJobOf(doc: Record<string, unknown>): Due;
+  dueJobOf(doc: Record<string, unknown>): Omit<Due, 'claimKey'>;
   /** Extra fields a claim sets (e.g. `startedAt`). */
   claimFields?(now: Date): Record<string, unknown>;
   outcomeUpdate(outcome: Outcome, now: Date): OutcomeUpdate;
@@ -77,3 +89,6 @@ export interface QueueKind<Due extends DueJob, Outcome> {
   /** The rule for a job whose holder stopped holding it. */
   lapsed(job: HeldJob): LapseRule;
 }
+
+/** The statuses a worker may claim once due. */
+export const claimableOf = (statuses: KindStatuses): string[] => [statuses.pending, statuses.retrying];

@@ -14,8 +14,8 @@ export const HEARTBEAT_TTL_MS = 10_000;
 export type HolderState = 'alive' | 'dead' | 'unknown';
 
 /**
- * This process's heartbeat in `queue_workers` (docs/operations/email-delivery.md, "Leases and the worker
- * heartbeat"). Every lease the process takes carries its id; while it runs, it renews `aliveUntil` every
+ * This process's heartbeat in `queue_workers` (docs/queue.md, "Heartbeats and reaping"). Every lease the
+ * process takes carries its id; while it runs, it renews `aliveUntil` every
  * HEARTBEAT_EVERY_MS, so a reaper recovers the leases of a process that died within HEARTBEAT_TTL_MS
  * instead of waiting out the lease, and never takes a lease from one that is alive.
  *
@@ -64,6 +64,19 @@ export class WorkerHeartbeat {
   /** True when this process may take another's lapsed heartbeat for death (see the class comment). */
   canJudge(now = Date.now()): boolean {
     return this.renewedSince !== null && now - this.renewedSince >= HEARTBEAT_TTL_MS;
+  }
+
+  /**
+   * The processes whose heartbeat lapsed, so a reaper reads only their jobs (one range read of the
+   * `aliveUntil` index; an entry expires a day after its last heartbeat). None while this process may not
+   * judge (see the class comment).
+   */
+  async lapsed(now = new Date()): Promise<string[]> {
+    if (!this.canJudge(now.getTime())) return [];
+    const found = await this.model.collection
+      .find({ aliveUntil: { $lt: now } }, { projection: { _id: 1 } })
+      .toArray();
+    return found.map((doc) => String(doc._id));
   }
 
   /** The state of each holder named (one lookup by `_id`). */

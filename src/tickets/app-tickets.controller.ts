@@ -18,6 +18,7 @@ import { Access } from '../common/auth/roles';
 import { done, ok, page } from '../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
@@ -43,7 +44,7 @@ import {
 import { contentDisposition } from './ticket-attachments.service';
 import { TicketForm } from './ticket-form';
 import { TicketStatsService } from './ticket-stats.service';
-import { TicketsService } from './tickets.service';
+import { THREAD_FULL, TicketsService } from './tickets.service';
 import { AcceptsBody } from '../common/http/body/body-policy';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
 import { ApiUnknownApp, KnownApp } from '../apps/known-app.pipe';
@@ -164,7 +165,8 @@ export class AppTicketsController {
     summary: "Add a message to a ticket's thread (at most 500 per ticket)",
   })
   @ApiOkEnvelope(TicketMessageView, { status: HttpStatus.CREATED, message: 'Message added' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.PAYLOAD_TOO_LARGE)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.PAYLOAD_TOO_LARGE)
+  @ApiErrorMessage(HttpStatus.CONFLICT, THREAD_FULL)
   async addMessage(
     @Param('appId') appId: string,
     @Param('messageId') id: string,

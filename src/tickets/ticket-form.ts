@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { createValidationPipe } from '../common/validation/validation-pipe';
 import { CreateTicketDto, type CreateTicketInput, type UploadedFile } from './dto/ticket-input.dto';
 
-/** Limits of files uploaded with a ticket (the spec leaves them open). */
+/** Limits of files uploaded with a ticket (the API contract leaves them open). */
 export const UPLOAD_LIMITS = {
   maxFiles: 5,
   maxFileBytes: 5 * 1024 * 1024,

@@ -56,7 +56,9 @@ export function ticketListFilter(query: ListAppTicketsQuery, appId?: string): Qu
   return filter;
 }
 
-/** The filters of the list; across apps each of status, topic, priority and email leads an index of its own. */
+/**
+ * The filters of the list; across apps each of status, topic, priority and email leads an index of its own.
+ */
 const FILTERS = ['status', 'topic', 'priority', 'email', 'shopId', 'startDate', 'endDate', 'search'] as const;
 
 /**

@@ -28,6 +28,9 @@ import {
 /** The `appId` of the global family's calls: tickets of every app. */
 export const ALL_APPS = undefined;
 
+/** The 409 of a message to a full thread. */
+export const THREAD_FULL = `A ticket holds at most ${MAX_MESSAGES_PER_TICKET} messages`;
+
 /**
  * Tickets of both families. Every method takes the app first, as tenancy reads (`appId`, then the ticket):
  * an app id confines the call to that app; ALL_APPS (undefined) is the global family, for any app.
@@ -189,7 +192,7 @@ export class TicketsService {
     if (!ticket) {
       const full = await this.get(appId, id);
       if (full.messageCount >= MAX_MESSAGES_PER_TICKET) {
-        throw new ConflictException(`A ticket holds at most ${MAX_MESSAGES_PER_TICKET} messages`);
+        throw new ConflictException(THREAD_FULL);
       }
       throw new PayloadTooLargeException(
         `content: a ticket's messages hold at most ${THREAD_MAX_BYTES / 1024 / 1024} MiB; this message (${bytes} bytes) does not fit`,

@@ -15,17 +15,27 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { AuthUser, CurrentUser } from '../common/auth/current-user.decorator';
 import { Access } from '../common/auth/roles';
 import { done, ok } from '../common/http/envelope';
-import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
+import {
+  ApiDoneEnvelope,
+  ApiErrorMessage,
+  ApiErrors,
+  ApiOkEnvelope,
+} from '../common/swagger/envelope.decorators';
 import { CreateUserDto, ListUsersQuery, PasswordDto, UpdateUserDto } from './dto/user-input.dto';
 import { toUserView, UserView } from './dto/user.dto';
-import { UsersService } from './users.service';
+import { LAST_ADMIN_MESSAGE, UsersService } from './users.service';
+import { StaffCredentialsService } from './staff-credentials.service';
 import { NothingToUpdatePipe } from '../common/validation/nothing-to-update.pipe';
+import { duplicateRecordMessage } from '../common/http/all-exceptions.filter';
 
 @ApiTags('Users')
 @Controller('users')
 @Authenticated(Access.Admin)
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly credentials: StaffCredentialsService,
+  ) {}
 
   @Get()
   @Authenticated(Access.Read)
@@ -39,7 +49,8 @@ export class UsersController {
   @Post()
   @ApiOperation({ operationId: 'createUser', summary: 'Create an admin user' })
   @ApiOkEnvelope(UserView, { status: HttpStatus.CREATED, message: 'User created' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrorMessage(HttpStatus.CONFLICT, duplicateRecordMessage(['email']))
   async create(@Body() dto: CreateUserDto) {
     return ok(toUserView(await this.users.create(dto)), 'User created');
   }
@@ -59,7 +70,8 @@ export class UsersController {
     summary: 'Update profile, settings, role or active flag (409 for the last active admin)',
   })
   @ApiOkEnvelope(UserView, { message: 'User updated' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, LAST_ADMIN_MESSAGE)
   async update(@Param('id') id: string, @Body(NothingToUpdatePipe) dto: UpdateUserDto) {
     return ok(toUserView(await this.users.update(id, dto)), 'User updated');
   }
@@ -70,7 +82,8 @@ export class UsersController {
     summary: 'Deactivate an admin user (soft delete; 409 for the last active admin)',
   })
   @ApiDoneEnvelope('User deactivated')
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, LAST_ADMIN_MESSAGE)
   async remove(@Param('id') id: string) {
     await this.users.deactivate(id);
     return done('User deactivated');
@@ -88,5 +101,33 @@ export class UsersController {
   async changePassword(@CurrentUser() caller: AuthUser, @Param('id') id: string, @Body() dto: PasswordDto) {
     await this.users.changePassword(caller, id, dto.password);
     return done('Password updated');
+  }
+
+  @Post(':id/sessions/revoke')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'revokeUserSessions',
+    summary: 'End every token of a user, on every instance at its next request (admins only)',
+  })
+  @ApiDoneEnvelope('Sessions ended')
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async revokeSessions(@Param('id') id: string) {
+    await this.users.get(id);
+    await this.credentials.endAllSessions(id);
+    return done('Sessions ended');
+  }
+
+  @Post(':id/2fa/reset')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'resetUserTwoFactor',
+    summary: "Remove a user's two-factor sign-in (a lost phone) and end their tokens (admins only)",
+  })
+  @ApiDoneEnvelope('Two-factor sign-in reset')
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async resetTwoFactor(@Param('id') id: string) {
+    await this.users.get(id);
+    await this.credentials.removeFactor(id, true);
+    return done('Two-factor sign-in reset');
   }
 }

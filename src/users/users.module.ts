@@ -5,11 +5,12 @@ import { AdminBootstrapService } from './admin-bootstrap.service';
 import { User, UserSchema } from './schemas/user.schema';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
+import { StaffCredentialsService } from './staff-credentials.service';
 
 @Module({
   imports: [MongooseModule.forFeature([{ name: User.name, schema: UserSchema }])],
   controllers: [UsersController],
-  providers: [UsersService, AdminBootstrapService, DeploymentFeatures],
-  exports: [UsersService],
+  providers: [UsersService, StaffCredentialsService, AdminBootstrapService, DeploymentFeatures],
+  exports: [UsersService, StaffCredentialsService],
 })
 export class UsersModule {}

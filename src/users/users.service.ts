@@ -20,6 +20,8 @@ export interface TokenSubject {
   role: Role;
   isActive: boolean;
   tokenVersion: number;
+  twoFactorEnabled?: boolean;
+  revokedTokens?: { jti: string; exp: Date }[];
 }
 
 export const LAST_ADMIN_MESSAGE = 'At least one active admin must remain';
@@ -250,7 +252,7 @@ export class UsersService {
     if (!isObjectIdOrHexString(id)) return Promise.resolve(null);
     return this.users
       .findById(id)
-      .select('email firstName lastName role isActive +tokenVersion')
+      .select('email firstName lastName role isActive twoFactorEnabled +tokenVersion +revokedTokens')
       .lean<TokenSubject>()
       .exec();
   }
@@ -264,6 +266,11 @@ export class UsersService {
     await this.users
       .updateOne({ _id: id }, { $set: { lastLoginAt: new Date() }, $inc: { loginCount: 1 } })
       .exec();
+  }
+
+  /** Whether any active admin exists: someone can sign in and administer the service. */
+  async hasActiveAdmin(): Promise<boolean> {
+    return (await this.users.exists(ACTIVE_ADMIN)) !== null;
   }
 
   /**

@@ -9,7 +9,8 @@ import { WantsService } from './wants.service';
 
 /**
  * The feature-request board as a client app's backend sees it (secret API key of that app), optionally on
- * behalf of an end user signed in by magic link (their token as `Authorization: Bearer`), who is then the voter.
+ * behalf of an end user signed in by magic link (their token as `Authorization: Bearer`), who is then the
+ * voter.
  */
 @ApiTags('Wants')
 @ApiHeader({

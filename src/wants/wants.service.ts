@@ -13,7 +13,9 @@ import { WantVote } from './schemas/want-vote.schema';
 import { Want, WantSort, WantStatus } from './schemas/want.schema';
 import { WantCreatedEvent, WantEvents, WantStatusChangedEvent } from './want.events';
 
-/** Ties break on `_id` in the direction of `createdAt`, so each sort is one walk of an index (want.schema.ts). */
+/**
+ * Ties break on `_id` in the direction of `createdAt`, so each sort is one walk of an index (want.schema.ts).
+ */
 const SORTS: Record<WantSort, Record<string, SortOrder>> = {
   votes: { voteCount: -1, createdAt: -1, _id: -1 },
   newest: { createdAt: -1, _id: -1 },

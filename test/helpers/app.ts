@@ -6,7 +6,7 @@ import { Connection } from 'mongoose';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup';
 import { indexesReady } from '../../src/database/indexes-ready';
-import { inApplicationScope } from '../../src/database/query-shapes/query-shape-recorder';
+import { inApplicationScope } from '../query-shapes/query-shape-recorder';
 import { HttpClient } from './http';
 
 export interface TestApp {

@@ -8,6 +8,7 @@ import type { ChatDeliveryOptions } from '../../src/chat/delivery/delivery-optio
 import { HostResolver } from '../../src/chat/delivery/host-resolver';
 import { ChatNotification } from '../../src/chat/schemas/chat-notification.schema';
 import type { TestApp } from './app';
+import { SAFETY_DEADLINE_MS } from './wait';
 
 /** Production's delivery policy with short waits, so retries and timeouts run within a test. */
 export const testDeliveryOptions = (overrides: Partial<ChatDeliveryOptions> = {}): ChatDeliveryOptions => ({
@@ -35,7 +36,7 @@ export async function waitForNotifications(
   t: TestApp,
   count: number,
   filter: Record<string, unknown> = {},
-  timeoutMs = 5_000,
+  timeoutMs = SAFETY_DEADLINE_MS,
 ): Promise<ChatNotification[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -46,8 +47,21 @@ export async function waitForNotifications(
   }
 }
 
+/**
+ * A wait before a retry longer than any run (`options.backoff`): a run scans again while it finds work, so a
+ * retry that fell due meanwhile would be made in the same run on a slow machine, and a test that expects
+ * one failed attempt would see two. `makeRetriesDue` then ends that wait, as the clock would.
+ */
+export const RETRY_WAIT_MS = { baseMs: 60_000, maxMs: 60_000 };
+
+/** Makes every failed notification due now, as the end of its wait before a retry would. */
+export const makeRetriesDue = (t: TestApp) =>
+  chatOutbox(t)
+    .updateMany({ status: 'failed' }, { $set: { nextAttemptAt: new Date() } })
+    .exec();
+
 /** Runs the delivery worker until nothing is due or waiting for a retry. */
-export async function drainChat(t: TestApp, deadlineMs = 15_000): Promise<void> {
+export async function drainChat(t: TestApp, deadlineMs = SAFETY_DEADLINE_MS): Promise<void> {
   const worker = t.app.get(ChatDeliveryWorker);
   const deadline = Date.now() + deadlineMs;
   for (;;) {

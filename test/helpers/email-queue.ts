@@ -4,6 +4,7 @@ import { type DueJob, EmailJobStore } from '../../src/email/jobs/email-job.store
 import { EmailWorker } from '../../src/email/jobs/email-worker';
 import { EmailJob } from '../../src/email/jobs/schemas/email-job.schema';
 import type { TestApp } from './app';
+import { SAFETY_DEADLINE_MS } from './wait';
 
 export interface DrainOptions {
   deadlineMs?: number;
@@ -18,7 +19,7 @@ export interface DrainOptions {
 export async function drainEmailQueue(t: TestApp, options: DrainOptions = {}): Promise<void> {
   const worker = t.app.get(EmailWorker);
   const jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
-  const deadlineMs = options.deadlineMs ?? 15_000;
+  const deadlineMs = options.deadlineMs ?? SAFETY_DEADLINE_MS;
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     await worker.processDueJobs();

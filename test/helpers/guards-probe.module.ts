@@ -2,11 +2,8 @@ import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import { ApiKeyAuth, ApiKeyPrincipal, CurrentApiKey } from '../../src/common/auth/api-key-auth.decorator';
 import { AppKeyAuth, CurrentApp } from '../../src/common/auth/app-key-auth.decorator';
 import { CurrentEndUser, EndUser, EndUserPrincipal } from '../../src/common/auth/end-user.decorator';
-import {
-  SignedWebhook,
-  SignedWebhookMessage,
-  WebhookSignature,
-} from '../../src/common/auth/webhook-signature.decorator';
+import { SignedWebhook, WebhookSignature } from '../../src/common/auth/webhook-signature.decorator';
+import type { VerifiedWebhook } from '../../src/email/events/providers/provider-format';
 import type { App } from '../../src/apps/schemas/app.schema';
 import { ok } from '../../src/common/http/envelope';
 
@@ -50,7 +47,7 @@ class GuardsProbeController {
   @Post('webhook')
   @HttpCode(200)
   @WebhookSignature()
-  webhook(@SignedWebhook() message: SignedWebhookMessage) {
+  webhook(@SignedWebhook() message: VerifiedWebhook) {
     return ok(message);
   }
 }

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { inApplicationScope } from '../../src/database/query-shapes/query-shape-recorder';
+import { inApplicationScope } from '../query-shapes/query-shape-recorder';
 
 export interface TestResponse {
   status: number;

@@ -48,7 +48,9 @@ function sesMail(target: SampleTarget, ourMessageId: string | null) {
   };
 }
 
-/** A notification with our Message-ID in `commonHeaders` (null: the sample's own, so only SES's id matches). */
+/**
+ * A notification with our Message-ID in `commonHeaders` (null: the sample's own, so only SES's id matches).
+ */
 export const sesSamples = (target: SampleTarget, ours: string | null = `<${target.messageId}>`) => ({
   bounce: {
     notificationType: 'Bounce',

@@ -164,7 +164,9 @@ const SIGNED_FIELDS: Record<string, string[]> = {
   ],
 };
 
-/** Signs an SNS message as SNS does: `Name\nvalue\n` of the signed fields, RSA with SHA1 (1) or SHA256 (2). */
+/**
+ * Signs an SNS message as SNS does: `Name\nvalue\n` of the signed fields, RSA with SHA1 (1) or SHA256 (2).
+ */
 export function signSns(
   message: Record<string, string>,
   privateKey: string,

@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } fro
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-/** tools/redis-dev-server: a pom that unpacks one redis-server from the embedded-redis jar (Maven Central). */
+/**
+ * tools/redis-dev-server: a pom that unpacks one redis-server from the embedded-redis jar (Maven Central).
+ */
 const POM_DIR = resolve(__dirname, '..', '..', 'tools', 'redis-dev-server');
 /** Git-ignored like the dev database's build output; filled once, kept between runs. */
 const CACHE_DIR = join(POM_DIR, 'target', 'redis');

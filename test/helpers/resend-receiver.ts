@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SAFETY_DEADLINE_MS } from './wait';
 
 /** The JSON body of Resend's `POST /emails`, as far as the tests read it. */
 export interface ResendEmailBody {
@@ -70,7 +71,7 @@ export async function startResendReceiver(apiKey: string): Promise<ResendReceive
     calls: [],
     messages: [],
     answer: () => ({ accept: true }),
-    async waitFor(condition, timeoutMs = 10_000) {
+    async waitFor(condition, timeoutMs = SAFETY_DEADLINE_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!condition()) {
         if (Date.now() > deadline) throw new Error(`Resend receiver: waited ${timeoutMs} ms in vain`);

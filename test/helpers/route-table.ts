@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
+import { operationIdOf } from '../../src/audit/audit-actions';
 import { AUTH_POLICY, AuthPolicy } from '../../src/common/auth/auth-policy';
 import { type BodyPolicy, DEFAULT_BODY_POLICY } from '../../src/common/http/body/body-policy';
 
@@ -13,6 +14,8 @@ export interface RouteEntry {
   policy?: AuthPolicy;
   /** What the route accepts as a body (`@AcceptsBody()` over the defaults). */
   body: BodyPolicy;
+  /** The OpenAPI operationId (`@ApiOperation`), which names the route in the audit catalogue. */
+  operationId?: string;
 }
 
 const joinPath = (...parts: (string | undefined)[]) =>
@@ -43,8 +46,10 @@ export function routeTable(app: NestFastifyApplication): RouteEntry[] {
       const config = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as
         { body?: Partial<BodyPolicy> } | undefined;
       const body = { ...DEFAULT_BODY_POLICY, ...config?.body };
+      const operationId = operationIdOf(handler);
       for (const base of [prefix].flat()) {
-        for (const sub of [path].flat()) routes.push({ method, path: joinPath(base, sub), policy, body });
+        for (const sub of [path].flat())
+          routes.push({ method, path: joinPath(base, sub), policy, body, operationId });
       }
     }
   }

@@ -11,7 +11,9 @@ export interface ReceivedMail {
   receivedAt: number;
 }
 
-/** What the server answers to a message: accept, or reject with an SMTP code (4xx temporary, 5xx permanent). */
+/**
+ * What the server answers to a message: accept, or reject with an SMTP code (4xx temporary, 5xx permanent).
+ */
 export type SmtpVerdict = { accept: true } | { accept: false; code: number; message: string };
 
 export interface TestSmtpServer {
@@ -28,6 +30,8 @@ export interface TestSmtpServer {
   acceptText: (mail: ReceivedMail) => string;
   /** Delay before answering each message, to keep deliveries in flight. */
   delayMs: number;
+  /** Answers now every message still waiting out `delayMs` (a send held until the test has seen enough). */
+  answerWaiting(): void;
   /** Server errors other than connection resets by clients. */
   serverErrors: Error[];
   close(): Promise<void>;
@@ -56,7 +60,7 @@ export interface SmtpServerOptions {
 
 /** A real SMTP server on loopback (npm `smtp-server`) that records what it receives. */
 export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Promise<TestSmtpServer> {
-  const state: Omit<TestSmtpServer, 'url' | 'close'> = {
+  const state: Omit<TestSmtpServer, 'url' | 'close' | 'answerWaiting'> = {
     received: [],
     attempts: [],
     verdict: () => ({ accept: true }),
@@ -67,7 +71,7 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
   // Sessions whose connection has closed: a message answered after that was never acknowledged.
   const closed = new Set<string>();
   // Answers still waiting out `delayMs`: a stopping server refuses them (421) instead of recording them.
-  const waiting = new Map<NodeJS.Timeout, () => void>();
+  const waiting = new Map<NodeJS.Timeout, { answer: () => void; refuse: () => void }>();
   const options: SMTPServerOptions = {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -103,10 +107,13 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
             waiting.delete(timer);
             answer();
           }, state.delayMs);
-          waiting.set(timer, () => {
-            const error = new Error('Server shutting down') as Error & { responseCode: number };
-            error.responseCode = 421;
-            callback(error);
+          waiting.set(timer, {
+            answer,
+            refuse: () => {
+              const error = new Error('Server shutting down') as Error & { responseCode: number };
+              error.responseCode = 421;
+              callback(error);
+            },
           });
         } else {
           answer();
@@ -126,12 +133,16 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
   const { port } = server.server.address() as AddressInfo;
   const result = state as TestSmtpServer;
   result.url = `smtp://127.0.0.1:${port}`;
-  result.close = () => {
-    for (const [timer, refuse] of waiting) {
+  const settleWaiting = (how: 'answer' | 'refuse') => {
+    for (const [timer, answers] of waiting) {
       clearTimeout(timer);
-      refuse();
+      answers[how]();
     }
     waiting.clear();
+  };
+  result.answerWaiting = () => settleWaiting('answer');
+  result.close = () => {
+    settleWaiting('refuse');
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return result;

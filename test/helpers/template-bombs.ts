@@ -1,7 +1,7 @@
 /**
- * Templates written to cost as much as possible (docs/decisions.md "Issue 33: template cost bounded by
- * construction"), for the tests, the hostile corpus and `npm run bench -- template-compile`. Each fits a
- * 64 KiB body (the campaign routes' limit).
+ * Templates written to cost as much as possible (docs/decisions/security-template-sandbox.md), for the tests,
+ * the hostile corpus and `npm run bench -- template-compile`. Each fits a 64 KiB body (the campaign routes'
+ * limit).
  */
 
 /** Inline partials that each call the next one twice: 2^k renders of a 1 KB template. */

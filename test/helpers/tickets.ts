@@ -13,7 +13,9 @@ export type TicketSeed = Partial<Omit<Ticket, '_id'>> & { appId: string };
 
 export const ticketModel = (t: TestApp) => t.app.get<Model<Ticket>>(getModelToken(Ticket.name));
 
-/** Inserts tickets directly (own createdAt/updatedAt kept), with ranks consistent with status and priority. */
+/**
+ * Inserts tickets directly (own createdAt/updatedAt kept), with ranks consistent with status and priority.
+ */
 export async function seedTickets(t: TestApp, seeds: TicketSeed[]): Promise<Ticket[]> {
   const now = new Date();
   const docs = seeds.map((seed, index) => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SAFETY_DEADLINE_MS } from './wait';
 
 export interface WebhookCall {
   path: string;
@@ -11,8 +12,11 @@ export interface WebhookCall {
   status?: number;
 }
 
-/** How to answer one call: a status, after an optional delay, or never (the connection stays open). */
-export type WebhookAnswer = { status: number; delayMs?: number } | 'hang';
+/**
+ * How to answer one call: a status, after an optional delay or once `after` resolves (a gate the test
+ * opens when it has seen what it waits for), or never (the connection stays open).
+ */
+export type WebhookAnswer = { status: number; delayMs?: number; after?: Promise<unknown> } | 'hang';
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:<port>` */
@@ -36,7 +40,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     port: 0,
     calls: [],
     answer: () => ({ status: 200 }),
-    async waitForCalls(count, timeoutMs = 10_000) {
+    async waitForCalls(count, timeoutMs = SAFETY_DEADLINE_MS) {
       const deadline = Date.now() + timeoutMs;
       while (receiver.calls.length < count) {
         if (Date.now() > deadline) {
@@ -76,6 +80,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         call.status = answer.status;
         response.writeHead(answer.status, { 'content-type': 'text/plain' }).end('ok');
       };
+      if (answer.after) return void answer.after.then(send);
       if (!answer.delayMs) return send();
       const timer = setTimeout(() => {
         timers.delete(timer);

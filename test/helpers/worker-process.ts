@@ -211,20 +211,4 @@ export async function killAll(workers: WorkerProcess[]): Promise<void> {
   await Promise.all(workers.splice(0).map((worker) => worker.kill()));
 }
 
-/**
- * Polls `condition` until it returns true or `timeoutMs` passes, then fails with `describe()` (the state
- * that was waited on, the workers' output). Not a timing pass mark: the deadline is only a safety net.
- */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  options: { timeoutMs: number; intervalMs?: number; describe: () => string | Promise<string> },
-): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) {
-      throw new Error(`Waited ${options.timeoutMs} ms in vain: ${await options.describe()}`);
-    }
-    await new Promise((done) => setTimeout(done, options.intervalMs ?? 50));
-  }
-}
+export { waitFor } from './wait';

@@ -1,19 +1,18 @@
 import type { Config } from '@jest/types';
 import { join } from 'node:path';
 import { startDevDatabase } from '../../src/database/dev-database';
-import {
-  QUERY_SHAPES_DIR_VARIABLE,
-  RECORDINGS_ROOT,
-  startRun,
-} from '../../src/database/query-shapes/query-shape-records';
+import { QUERY_SHAPES_DIR_VARIABLE, RECORDINGS_ROOT, startRun } from '../query-shapes/query-shape-records';
 
 /**
  * One in-memory dev database for the whole run; test files use databases of their own on it. Every query
  * the application sends is recorded into this run's directory for the index-coverage gate
- * (test/setup/index-coverage-reporter.js); worker processes started by tests inherit the variable.
+ * (test/setup/index-coverage-reporter.js); processes started by tests inherit the variables.
  */
 export default async function globalSetup(config: Config.GlobalConfig): Promise<void> {
   process.env[QUERY_SHAPES_DIR_VARIABLE] = startRun(join(config.rootDir, RECORDINGS_ROOT));
+  // The service processes tests start record too, through a preload: the service ships no recorder.
+  const preload = JSON.stringify(join(config.rootDir, 'test', 'query-shapes', 'preload.js'));
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim();
   const database = await startDevDatabase();
   process.env.TEST_MONGODB_BASE_URI = database.uri;
   (globalThis as { __DEV_DATABASE__?: unknown }).__DEV_DATABASE__ = database;

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordOnlyInApplicationScope } from '../../src/database/query-shapes/query-shape-recorder';
+import {
+  recordOnlyInApplicationScope,
+  registerQueryShapeRecorder,
+} from '../query-shapes/query-shape-recorder';
 
 /**
  * Runs before each test file's imports: a database of its own on the shared dev server, a fixed secret,
@@ -26,4 +29,5 @@ process.env.BCRYPT_COST = '4';
 process.env.TRUST_PROXY = 'true';
 // The index-coverage gate judges the application's queries, not a test's own checks on the same connection:
 // test/helpers run requests, service calls and start-up in the application's scope.
+registerQueryShapeRecorder();
 recordOnlyInApplicationScope();

@@ -1,15 +1,15 @@
 /**
- * Fuzzing with schemathesis (`npm run fuzz:ci`, bounded for CI; `npm run fuzz`, deeper): every operation of
- * /docs-json, all checks and all phases (examples, coverage, fuzzing, stateful), against the built server with
- * the embedded dev database, as the start-up admin (bearer) with an API key of a seeded app.
+ * Fuzzing with schemathesis (`npm run fuzz:ci`, bounded for CI; `npm run fuzz`, deeper): every operation
+ * of /docs-json, all checks and all phases (examples, coverage, fuzzing, stateful), against the built server
+ * with the embedded dev database, as the start-up admin (bearer) with an API key of a seeded app.
  *
  * schemathesis (tools/fuzz/requirements.txt) lives in .venv-fuzz/, created on first use with FUZZ_PYTHON
- * (default python3). Credentials go per security scheme (schemathesis.toml); hooks.py keeps the fuzzer off its
- * own admin, key and app, and spreads requests over client addresses. Reports go to artifacts/fuzz/:
+ * (default python3). Credentials go per security scheme (schemathesis.toml); hooks.py keeps the fuzzer off
+ * its own admin, key and app, and spreads requests over client addresses. Reports go to artifacts/fuzz/:
  * summary.md (failures grouped by kind, with example requests), junit.xml, schemathesis.log (its console
  * output) and server.log, where each 500's errorId can be looked up. Exits non-zero when the run did not
- * finish, or on a server error, a response that breaks the document or an undocumented status code; the
- * other checks are reported in summary.md.
+ * finish, or on a server error, a response that breaks the document or an undocumented status code; the other
+ * checks are reported in summary.md.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -96,7 +96,15 @@ async function seed(server: BuiltServer): Promise<Credentials> {
   return {
     token,
     apiKey: key.key,
-    protectedPaths: [`/users/${adminId}`, `/api-keys/${key._id}`, `/admin/apps/${APP_ID}`],
+    // Also the routes that act on the caller's own session: signing out ends the fuzzer's token, and
+    // enabling two-factor sign-in ends it too (and would ask every later login for a code).
+    protectedPaths: [
+      `/users/${adminId}`,
+      `/api-keys/${key._id}`,
+      `/admin/apps/${APP_ID}`,
+      '/auth/logout',
+      '/auth/2fa/enable',
+    ],
   };
 }
 
@@ -174,7 +182,8 @@ async function main(): Promise<void> {
       'examples,coverage,fuzzing,stateful',
       // One worker: on this 2-core machine the server and its database are the bottleneck (a second worker
       // gave no more cases), and CPython before 3.11.8 / 3.12.2 now and then fails with "AST constructor
-      // recursion depth mismatch" when two threads parse at once (hypothesis does): a tool error, not a finding.
+      // recursion depth mismatch" when two threads parse at once (hypothesis does): a tool error, not a
+      // finding.
       '--workers',
       '1',
       '--request-timeout',

@@ -14,7 +14,9 @@ _addresses = itertools.count(1)
 # The fuzzer's own credentials: the admin it signs in as, its API key and that key's app (concrete paths such
 # as "/users/<admin id>"). Left to it, the fuzzer deletes or demotes that admin (or revokes the key) early in
 # the run, and every later request is a 401 that tests nothing. Writes to these resources are skipped; the
-# same operations are still fuzzed on every other user, key and app.
+# same operations are still fuzzed on every other user, key and app. The list also names the routes that act
+# on the caller's own session (sign-out, enabling two-factor sign-in): they have no id to aim elsewhere, so a
+# stateful step that reaches one is sent without the fuzzer's token (a 401 that changes nothing).
 _PROTECTED = tuple(json.loads(os.environ.get("FUZZ_PROTECTED_PATHS", "[]")))
 
 # Every route with an {appId} answers 404 for an app that does not exist, and a generated id almost never
@@ -45,7 +47,11 @@ def before_call(context, case, kwargs):
     # filter_case does not reach every phase (stateful steps follow links to ids taken from responses): aim
     # such a step at an id that does not exist instead, which answers 404 and changes nothing.
     if _targets_own_credentials(case):
-        for name, value in case.path_parameters.items():
+        if not case.path_parameters:
+            if case.headers is None:
+                case.headers = {}
+            case.headers["Authorization"] = "Bearer not-the-fuzz-admin"
+        for name, value in (case.path_parameters or {}).items():
             if any(str(value) in protected.split("/") for protected in _PROTECTED):
                 case.path_parameters[name] = "000000000000000000000000"
     if _APP_ID and "appId" in (case.path_parameters or {}) and next(_app_cases) % 2 == 0:

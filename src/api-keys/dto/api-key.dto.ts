@@ -28,7 +28,7 @@ export class ApiKeyWithSecretView extends ApiKeyView {
   key: string;
 }
 
-/** The regenerate response of the spec. */
+/** The regenerate response (docs/api/staff.md). */
 export class RegeneratedApiKeyView {
   @ApiProperty() _id: string;
   @ApiProperty() key: string;

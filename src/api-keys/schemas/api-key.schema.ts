@@ -3,8 +3,8 @@ import type { Types } from 'mongoose';
 
 /**
  * A secret API key of one app. The clear value is never stored: `keyHash` (SHA-256) finds the key on each
- * request, `encryptedKey` (AES-256-GCM) lets an admin read the value again, as the spec requires. Both are
- * left out of queries unless asked for (`select: false`), so lists cannot leak them.
+ * request, `encryptedKey` (AES-256-GCM) lets an admin read the value again, as the API contract requires.
+ * Both are left out of queries unless asked for (`select: false`), so lists cannot leak them.
  */
 @Schema({ collection: 'api_keys', timestamps: true })
 export class ApiKey {

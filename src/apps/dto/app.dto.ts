@@ -1,11 +1,11 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { App } from '../schemas/app.schema';
 
 /**
- * The admin record of an app (the publishable key is not a secret: browsers send it). The payload also
- * carries `_id` (the storage id, which the spec lists), left out of the document: no route takes it, and
- * generators that camel-case property names turn `_id` and `id` into one name and fail to compile. `id` is
- * the app's identifier everywhere.
+ * The admin record of an app (the publishable key is not a secret: browsers send it). `_id` is the storage
+ * id every record carries, declared because strict generated clients refuse an undeclared field; no route
+ * takes it. Generators that camel-case `_id` and `id` into one name are given a name mapping for it
+ * (docs/api/generated-clients.md). `id` is the app's identifier everywhere.
  */
 /** Who the app's mail is from: campaigns, templates without a sender, confirmations, sign-in links. */
 export class AppSenderView {
@@ -16,7 +16,11 @@ export class AppSenderView {
 
 @ApiSchema({ description: 'An app record; `id` is the identifier every route takes' })
 export class AppView {
-  @ApiHideProperty() _id: string;
+  @ApiProperty({
+    description: 'The storage id of the record; routes take `id`',
+    example: '665f1a2b3c4d5e6f7a8b9c0e',
+  })
+  _id: string;
   @ApiProperty({ example: 'my-shop' }) id: string;
   @ApiProperty() name: string;
   @ApiPropertyOptional() description?: string;

@@ -16,11 +16,11 @@ interface EndUserRequest {
 const INVALID = 'Invalid or expired token';
 
 /**
- * An app end user's token (`X-End-User-Token`, or `Authorization: Bearer` as before): HS256 with the end-user key, issuer and audience `end-user` pinned, and an
- * `appId` claim. On a route with an `{appId}` path parameter the token must have been issued for that app.
- * Then the person is read by `_id` (one primary-key lookup of two fields) and must still exist, not be
- * erased, and have the token version the token carries: a GDPR delete bumps it, so the person's earlier
- * tokens are refused at once by every instance.
+ * An app end user's token (`X-End-User-Token`, or `Authorization: Bearer` as before): HS256 with the end-user
+ * key, issuer and audience `end-user` pinned, and an `appId` claim. On a route with an `{appId}` path
+ * parameter the token must have been issued for that app. Then the person is read by `_id` (one primary-key
+ * lookup of two fields) and must still exist, not be erased, and have the token version the token carries: a
+ * GDPR delete bumps it, so the person's earlier tokens are refused at once by every instance.
  */
 @Injectable()
 export class EndUserStrategy extends PassportStrategy(Strategy, 'end-user') {

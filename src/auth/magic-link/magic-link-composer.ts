@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ComposerHandler, type ComposedContent } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { JobSecrets } from '../../email/jobs/job-secrets';
-import { PermanentDeliveryError } from '../../email/jobs/send-email.handler';
+import { PermanentJobError } from '../../queue/retry-policy';
 import { EmailTemplatesService } from '../../email/templates/email-templates.service';
 import {
   defaultMagicLinkContent,
@@ -41,7 +41,7 @@ function jobVariables(message: EmailMessage): MagicLinkJobVariables | null {
  * Renders a sign-in mail when the worker sends it (the `magic-link` message composer): opens the sealed
  * token, builds the link, and words the mail with the app's (or the global) `magic-link` template when one
  * is active, else the built-in text. The job holds the token only sealed and never the rendered body
- * (docs/decisions.md, "Issue 24: secrets in jobs"); the clear link exists only in memory and in the
+ * (docs/decisions/security-secrets-in-jobs.md); the clear link exists only in memory and in the
  * message handed to the transport.
  */
 @Injectable()
@@ -69,7 +69,7 @@ export class MagicLinkComposer {
     try {
       return { ...(await this.templates.render(template, { ...variables })), sender: template.sender };
     } catch (error) {
-      throw new PermanentDeliveryError(
+      throw new PermanentJobError(
         `Template "${MAGIC_LINK_TEMPLATE}" failed to render: ${(error as Error).message}`,
       );
     }

@@ -119,7 +119,7 @@ export class MagicLinkService implements BeforeApplicationShutdown {
   }
 
   private async sendLink(app: App, email: string): Promise<void> {
-    // Over the limit: nothing is sent and nothing tells the caller (see docs/decisions.md).
+    // Over the limit: nothing is sent and nothing tells the caller (see docs/decisions/auth-magic-link.md).
     if (!(await this.addressLimit.allow(app.id, email))) return;
     // Signing in is not consent to anything: a new person record starts with every consent unasked.
     const contact = await this.contacts.findOrCreate(email);
@@ -136,9 +136,9 @@ export class MagicLinkService implements BeforeApplicationShutdown {
       language: contact.locale ?? 'en',
       expiresInMinutes: LINK_LIFETIME_MINUTES,
     };
-    // The token travels sealed and the mail is composed when it is sent (docs/decisions.md, "Issue 24:
-    // secrets in jobs"): the queue never holds a link that signs in. Transactional: the worker checks
-    // suppression only.
+    // The token travels sealed and the mail is composed when it is sent
+    // (docs/decisions/security-secrets-in-jobs.md): the queue never holds a link that signs in.
+    // Transactional: the worker checks suppression only.
     await this.email.enqueueEmail(
       {
         to: contact.email,

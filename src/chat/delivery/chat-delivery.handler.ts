@@ -5,7 +5,7 @@ import type { App } from '../../apps/schemas/app.schema';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import type { JobContext } from '../../queue/polling-worker';
 import type { ChatChannel } from '../chat-channels';
-import { CHAT_DELIVER, type DeliveryOutcome } from '../chat-outbox.store';
+import { CHAT_DELIVER, chatRetry, type DeliveryOutcome } from '../chat-outbox.store';
 import type {
   ChatDestinationKind,
   ChatNotification,
@@ -15,7 +15,7 @@ import { type ChatDestination, ChatDestinations } from './chat-destinations';
 import { type ChatMessage, logLine, payloadFor, webhookFormatOf } from './chat-message';
 import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery-options';
 import { WebhookSender } from './webhook-sender';
-import { retryDelayMs } from '../../queue/backoff';
+import { failedAttempt } from '../../queue/retry-policy';
 
 const LABEL_LIMIT = 80;
 /** A `chatChannels` value that is a URL is not shown: a webhook URL is a secret, not a label. */
@@ -24,7 +24,7 @@ const LOOKS_LIKE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 /**
  * Delivers one notification (`@JobHandler('chat.deliver')`): its destination chosen now (the app's rule,
  * the default, the log), sent with a timeout. A failure is retried with exponential backoff until
- * `maxAttempts`; a refusal no retry can change (`permanent`) is dead at once.
+ * `maxAttempts`; a refusal no retry can change (a PermanentJobError) is dead at once.
  */
 @Injectable()
 export class ChatDeliveryHandler {
@@ -62,22 +62,21 @@ export class ChatDeliveryHandler {
     }
   }
 
+  /** The chat kind's retry policy (the engine's `failedAttempt`), with where the attempt went. */
   failure(
     notification: ChatNotification,
     error: unknown,
     destination?: ChatDestinationKind,
     format?: WebhookFormat,
   ): DeliveryOutcome {
-    const message = error instanceof Error ? error.message : String(error);
-    const permanent = (error as { permanent?: unknown } | null)?.permanent === true;
-    if (permanent || notification.attempts >= this.options.maxAttempts) {
+    const failed = failedAttempt(chatRetry(this.options), notification, error);
+    if (failed.status === 'dead') {
       this.logger.warn(
-        `Chat notification ${String(notification._id)} is dead after ${notification.attempts} attempt(s): ${message}`,
+        `Chat notification ${String(notification._id)} is dead after ${notification.attempts} attempt(s): ` +
+          failed.error,
       );
-      return { status: 'dead', destination, format, error: message };
     }
-    const retryAt = new Date(Date.now() + retryDelayMs(notification.attempts, this.options.backoff));
-    return { status: 'failed', destination, format, error: message, retryAt };
+    return { ...failed, destination, format };
   }
 }
 

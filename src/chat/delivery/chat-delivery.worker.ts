@@ -11,8 +11,7 @@ import type { ChatNotification } from '../schemas/chat-notification.schema';
 import { ChatDeliveryHandler, type ChatScan } from './chat-delivery.handler';
 import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery-options';
 
-const STATUSES = ['delivered', 'failed', 'dead'] as const;
-export type DeliveryRunSummary = RunSummary<(typeof STATUSES)[number]>;
+export type DeliveryRunSummary = RunSummary<DeliveryOutcome['status']>;
 
 /**
  * Delivers the outbox on the engine's polling worker (src/queue/): every `CHAT_WORKER_INTERVAL_MS` a run
@@ -20,13 +19,7 @@ export type DeliveryRunSummary = RunSummary<(typeof STATUSES)[number]>;
  * `@JobHandler('chat.deliver')` (ChatDeliveryHandler).
  */
 @Injectable()
-export class ChatDeliveryWorker extends PollingWorker<
-  ChatNotification,
-  DueJob,
-  DeliveryOutcome,
-  (typeof STATUSES)[number],
-  ChatScan
-> {
+export class ChatDeliveryWorker extends PollingWorker<ChatNotification, DueJob, DeliveryOutcome, ChatScan> {
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
     store: ChatOutboxStore,
@@ -36,7 +29,7 @@ export class ChatDeliveryWorker extends PollingWorker<
     private readonly handler: ChatDeliveryHandler,
     @Inject(CHAT_DELIVERY_OPTIONS) private readonly options: ChatDeliveryOptions,
   ) {
-    super(ChatDeliveryWorker.name, store, handlers, scheduler, STATUSES, heartbeat);
+    super(ChatDeliveryWorker.name, store, handlers, scheduler, heartbeat);
   }
 
   protected settings(): WorkerSettings {
@@ -57,9 +50,5 @@ export class ChatDeliveryWorker extends PollingWorker<
 
   protected override newScan(): ChatScan {
     return this.handler.newScan();
-  }
-
-  protected failure(notification: ChatNotification, error: unknown): DeliveryOutcome {
-    return this.handler.failure(notification, error);
   }
 }

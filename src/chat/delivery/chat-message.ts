@@ -94,7 +94,9 @@ export function payloadFor(format: WebhookFormat, message: ChatMessage): Record<
   }
 }
 
-/** `ticketId`, `contactId`, `campaignId`: the fields of a notification's data that name records, not people. */
+/**
+ * `ticketId`, `contactId`, `campaignId`: the fields of a notification's data that name records, not people.
+ */
 const isIdField = (key: string) => /Id$/.test(key);
 
 /**

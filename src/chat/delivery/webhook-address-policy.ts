@@ -3,13 +3,12 @@ import { ConfigService } from '@nestjs/config';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { AppConfig } from '../../config/env';
+import { PermanentJobError } from '../../queue/retry-policy';
 import { HostResolver } from './host-resolver';
 import { isPublicAddress } from './public-address';
 
 /** A destination that production refuses: no retry changes it, so the notification is dead at once. */
-export class DestinationRefusedError extends Error {
-  readonly permanent = true;
-}
+export class DestinationRefusedError extends PermanentJobError {}
 
 /** The host of a URL as a resolver or an address check takes it (`[::1]` → `::1`). */
 export function hostOf(url: URL): string {

@@ -2,17 +2,14 @@ import { Injectable } from '@nestjs/common';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
+import { PermanentJobError } from '../../queue/retry-policy';
 import { hostOf, WebhookAddressPolicy } from './webhook-address-policy';
 
-/** A delivery that failed; `permanent` when trying again cannot help (the receiver refused the message). */
-export class WebhookDeliveryError extends Error {
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-  ) {
-    super(message);
-  }
-}
+/** A delivery that failed and may pass later (no answer in time, a 5xx, 408 or 429 answer). */
+export class WebhookDeliveryError extends Error {}
+
+/** The receiver refused the message: trying again cannot help. */
+export class WebhookRefusedError extends PermanentJobError {}
 
 const USER_AGENT = 'admin-service-chat-notifier/1';
 
@@ -41,7 +38,7 @@ export class WebhookSender {
     const client = target.protocol === 'https:' ? https : http;
     return new Promise<void>((resolve, reject) => {
       const fail = (error: Error) =>
-        reject(signal.aborted ? new WebhookDeliveryError(`No answer within ${timeoutMs} ms`, false) : error);
+        reject(signal.aborted ? new WebhookDeliveryError(`No answer within ${timeoutMs} ms`) : error);
       const request = client.request(
         target,
         {
@@ -61,9 +58,11 @@ export class WebhookSender {
           response.resume();
           response.on('error', fail);
           response.on('end', () => {
-            if (status >= 200 && status < 300) resolve();
-            else
-              reject(new WebhookDeliveryError(`The webhook answered ${status}`, isPermanentStatus(status)));
+            if (status >= 200 && status < 300) return resolve();
+            const answer = `The webhook answered ${status}`;
+            reject(
+              isPermanentStatus(status) ? new WebhookRefusedError(answer) : new WebhookDeliveryError(answer),
+            );
           });
         },
       );

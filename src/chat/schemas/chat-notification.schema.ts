@@ -1,5 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, type Types } from 'mongoose';
+import { leaseFields } from '../../queue/lease-fields';
+import type { KindStatuses } from '../../queue/queue-kind';
 import { CHAT_CHANNELS, type ChatChannel } from '../chat-channels';
 
 /**
@@ -10,8 +12,14 @@ import { CHAT_CHANNELS, type ChatChannel } from '../chat-channels';
 export const CHAT_NOTIFICATION_STATUSES = ['pending', 'processing', 'delivered', 'failed', 'dead'] as const;
 export type ChatNotificationStatus = (typeof CHAT_NOTIFICATION_STATUSES)[number];
 
-/** Statuses a worker may claim once `nextAttemptAt` has passed. */
-export const CLAIMABLE_STATUSES: readonly ChatNotificationStatus[] = ['pending', 'failed'];
+/** The statuses as the queue engine names them (`pending` and `failed` are claimable once due). */
+export const CHAT_KIND_STATUSES = {
+  pending: 'pending',
+  retrying: 'failed',
+  held: 'processing',
+  done: 'delivered',
+  dead: 'dead',
+} as const satisfies KindStatuses;
 
 /** Where a notification went: the app's rule, `CHAT_DEFAULT_WEBHOOK_URL`, or the service's log. */
 export const CHAT_DESTINATION_KINDS = ['rule', 'default', 'log'] as const;
@@ -62,28 +70,18 @@ export class ChatNotification {
    */
   @Prop() expiresAt?: Date;
 
-  /** `<_id>.<attempts>` while claimable: a worker claims by this key alone (as the e-mail queue does). */
-  @Prop({ select: false }) claimKey?: string;
-  /** The holder's token (one per claim) and lease: only the holder records the outcome. */
-  @Prop({ select: false }) lockToken?: string;
-  @Prop() leaseExpiresAt?: Date;
-  /** The holding process (its heartbeat in `queue_workers`): a reaper recovers the job once that lapses. */
-  @Prop() workerId?: string;
-
   createdAt: Date;
   updatedAt: Date;
 }
 
 export const ChatNotificationSchema = SchemaFactory.createForClass(ChatNotification);
+// The engine's lease fields and their indexes (claims, outcomes, the reaper).
+ChatNotificationSchema.plugin(leaseFields);
+// ChatOutboxStore.insert: storing the same key twice keeps one notification.
 ChatNotificationSchema.index({ key: 1 }, { unique: true });
-// Claims and outcomes address one notification by these keys (a single lookup in a unique index).
-ChatNotificationSchema.index({ claimKey: 1 }, { unique: true, sparse: true });
-ChatNotificationSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
-// ChatOutboxStore.findDue: status (equality, two values), then nextAttemptAt (sort and range).
+// The engine's scan of due notifications (LeaseQueueStore.scanDue): status (equality, two values), then
+// nextAttemptAt (sort and range); also ChatOutboxStore.countBacklog (status alone).
 ChatNotificationSchema.index({ status: 1, nextAttemptAt: 1 });
-// The reaper (LeaseQueueStore.reapLapsed) reads the held notifications: status is the equality (the lease
-// expiry, judged with the holder's heartbeat, is read from the few held ones).
-ChatNotificationSchema.index({ status: 1, leaseExpiresAt: 1 });
 // ChatOutboxStore.scrubAddress: the notifications that name one person.
 ChatNotificationSchema.index({ email: 1 }, { sparse: true });
 // ChatOutboxStore.countEvents (the daily digest): event (equality, a few values), then the createdAt range.

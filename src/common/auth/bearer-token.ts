@@ -1,4 +1,7 @@
-/** The JWT of an `Authorization: Bearer <jwt>` header, or null when the header is missing or not of that shape. */
+/**
+ * The JWT of an `Authorization: Bearer <jwt>` header, or null when the header is missing or not of that
+ * shape.
+ */
 export function bearerToken(request: {
   headers: Record<string, string | string[] | undefined>;
 }): string | null {

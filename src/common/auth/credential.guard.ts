@@ -12,6 +12,10 @@ import { bearerToken } from './bearer-token';
 import { offersEndUserToken, sentEndUserToken } from './end-user-token';
 import type { AuthUser } from './current-user.decorator';
 import { Access, roleMayAccess } from './roles';
+import { TWO_FACTOR_ENROLMENT } from './two-factor-enrolment.decorator';
+
+export const TWO_FACTOR_SETUP_FIRST =
+  'Your role requires two-factor sign-in: set it up with POST /auth/2fa/setup and POST /auth/2fa/enable first';
 
 /** What an undecorated route gets: deny by default (admins only), and the role × route test flags it. */
 const DEFAULT_POLICY: AuthPolicy = { credential: 'bearer', access: Access.Admin };
@@ -21,15 +25,24 @@ type RequestWithHeaders = Record<string, unknown> & {
 };
 
 /**
+ * A well-formed token that fails verification, an Authorization header that holds no bearer JWT at all
+ * (`Bearer garbage`, another scheme), or no header: three answers, so a caller can tell a typo from a session
+ * that ended.
+ */
+function bearerRefusal(request: RequestWithHeaders): string {
+  if (bearerToken(request)) return 'Invalid or expired token';
+  return request.headers.authorization === undefined ? 'Missing bearer token' : INVALID_BEARER_TOKEN;
+}
+
+/** The 401 of an Authorization header that is not `Bearer <jwt>`. */
+export const INVALID_BEARER_TOKEN = 'Invalid bearer token: expected Authorization: Bearer <jwt>';
+
+/**
  * Why a strategy declined without an error of its own. The custom strategies always throw a precise
  * 401/403; passport-jwt (bearer and end-user tokens) only fails, so its message is decided here.
  */
 function failure(credential: Credential, request: RequestWithHeaders): UnauthorizedException {
-  if (credential === 'bearer') {
-    return new UnauthorizedException(
-      bearerToken(request) ? 'Invalid or expired token' : 'Missing bearer token',
-    );
-  }
+  if (credential === 'bearer') return new UnauthorizedException(bearerRefusal(request));
   if (credential === 'end-user') {
     return new UnauthorizedException(
       sentEndUserToken(request) ? 'Invalid or expired token' : 'Missing X-End-User-Token header',
@@ -100,8 +113,15 @@ export class CredentialGuard implements CanActivate {
       if (!roleMayAccess(user.role, policy.access)) {
         throw new ForbiddenException('Your role does not allow this operation');
       }
+      if (user.twoFactorSetupRequired && !this.isEnrolmentRoute(context)) {
+        throw new ForbiddenException(TWO_FACTOR_SETUP_FIRST);
+      }
     }
     return true;
+  }
+
+  private isEnrolmentRoute(context: ExecutionContext): boolean {
+    return this.reflector.get<boolean | undefined>(TWO_FACTOR_ENROLMENT, context.getHandler()) === true;
   }
 
   /** The route's policy (the handler's, else its controller's), or the default: admins only. */

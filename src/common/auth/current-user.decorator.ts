@@ -7,6 +7,11 @@ export interface AuthUser {
   email: string;
   name: string;
   role: Role;
+  /**
+   * The role must use two-factor sign-in (TWO_FACTOR_REQUIRED_ROLES) and this user has not enrolled: only
+   * the enrolment routes answer (CredentialGuard).
+   */
+  twoFactorSetupRequired?: true;
 }
 
 /** `@CurrentUser() user: AuthUser` on a bearer route. */

@@ -1,5 +1,5 @@
-import { BACK_OFFICE_AUDIENCE } from '../../auth/token.service';
 import { bearerToken } from './bearer-token';
+import { BACK_OFFICE_AUDIENCE } from './token-audiences';
 
 /**
  * The header that carries an app end user's token. A header of its own, not `Authorization`, so the

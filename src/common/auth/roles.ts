@@ -9,7 +9,8 @@ export const ROLES = Object.values(Role);
 /**
  * What a bearer route requires (docs/architecture.md "Credentials and roles"):
  * - `Read`: any role (viewer and up), for GET routes.
- * - `Write`: `user` and `admin`, for writes on tickets, wants, feedback, contacts' consent, templates, newsletters.
+ * - `Write`: `user` and `admin`, for writes on tickets, wants, feedback, contacts' consent, templates,
+ *   newsletters.
  * - `Admin`: `admin` only (users, apps, API keys, chat routing, GDPR delete, e-mail jobs, secret values).
  * - `SignedIn`: any role whatever the method (`/auth/refresh`, own password); the handler checks the rest.
  */

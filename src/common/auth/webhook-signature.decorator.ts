@@ -1,13 +1,9 @@
 import { applyDecorators, HttpStatus, SetMetadata } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import type { VerifiedWebhook } from '../../email/events/providers/provider-format';
 import { AcceptsBody } from '../http/body/body-policy';
 import { ApiErrors } from '../swagger/envelope.decorators';
 import { AUTH_POLICY, type AuthPolicy } from './auth-policy';
 import { callerDecorator } from './caller';
-
-/** A provider webhook request whose authentication checked out: its events, read. */
-export type SignedWebhookMessage = VerifiedWebhook;
 
 /**
  * A provider webhook route, authenticated in the format EMAIL_PROVIDER names by the `webhook-signature`
@@ -31,5 +27,8 @@ export function WebhookSignature() {
   );
 }
 
-/** `@SignedWebhook() message: SignedWebhookMessage` on a `@WebhookSignature()` route. */
+/**
+ * `@SignedWebhook() message` on a `@WebhookSignature()` route: what the strategy verified (for provider
+ * webhooks, `VerifiedWebhook` of src/email/events/providers/provider-format.ts).
+ */
 export const SignedWebhook = callerDecorator('webhook-signature', 'SignedWebhook');

@@ -10,7 +10,8 @@ export type KeyPurpose =
   | 'magic-link'
   | 'suppression-address'
   | 'job-secret'
-  | 'dkim-key-seal';
+  | 'dkim-key-seal'
+  | 'totp-secret';
 
 const SALT = 'admin-service/v1';
 

@@ -9,7 +9,8 @@ describe('validObjectIdOr404', () => {
     expect(validObjectIdOr404(ID.toUpperCase(), 'Nope')).toBe(ID.toUpperCase());
   });
 
-  // A 12-character string is something Mongoose could cast to an ObjectId, but it is no id a client was given.
+  // A 12-character string is something Mongoose could cast to an ObjectId, but it is no id a client was
+  // given.
   it.each(['', 'abc', `${ID}0`, 'zzzzzzzzzzzzzzzzzzzzzzzz', '0123456789ab'])(
     'answers 404 with the given message for %j',
     (id) => {

@@ -38,7 +38,9 @@ export interface RetryPolicy {
 /** About 30 s of tries: longer than a replica-set election, short enough for the caller to carry on. */
 export const WRITE_RETRY: RetryPolicy = { attempts: 8, baseMs: 200, maxMs: 10_000 };
 
-/** `work()`, tried again after a transient database error as `policy` says; other errors are thrown at once. */
+/**
+ * `work()`, tried again after a transient database error as `policy` says; other errors are thrown at once.
+ */
 export async function retryTransient<T>(
   work: () => Promise<T>,
   policy: RetryPolicy = WRITE_RETRY,

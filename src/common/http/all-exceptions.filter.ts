@@ -46,6 +46,11 @@ const isClientAbort = (exception: unknown, request: FastifyRequest | undefined):
     (exception as NodeJS.ErrnoException).code === 'ECONNRESET');
 
 /** The fields of the violated unique index: from `keyPattern`, else from the index name in the message. */
+/** The 409 of a write refused by a unique index over these fields (the document shows the same). */
+export function duplicateRecordMessage(fields: string[]): string {
+  return fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record';
+}
+
 function duplicateFields(error: Error & DuplicateKeyError): string[] {
   if (error.keyPattern) return Object.keys(error.keyPattern);
   const index = /index: (\S+)/.exec(error.message)?.[1] ?? '';
@@ -67,10 +72,13 @@ const FASTIFY_STATUS: Record<string, number> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
 };
 
-/** Validation messages named in an error; the rest are counted, so a body of 1,000 bad fields answers briefly. */
+/**
+ * Validation messages named in an error; the rest are counted, so a body of 1,000 bad fields answers briefly.
+ */
 const LISTED_MESSAGES = 5;
 
-function listOf(messages: unknown[]): string {
+/** Several validation messages as the one `error` string of the envelope. */
+export function listOf(messages: unknown[]): string {
   const listed = messages.slice(0, LISTED_MESSAGES).map(String).join('; ');
   const rest = messages.length - LISTED_MESSAGES;
   return rest > 0 ? `${listed}; and ${rest} more` : listed;
@@ -85,7 +93,22 @@ function messageOf(exception: HttpException): string {
   return exception.message;
 }
 
-/** Seconds for `Retry-After`: a 429 decided by the service, a database that is away or a query timeout (503). */
+/**
+ * A 401 that asks for a second factor says so in a field of its own (`twoFactorRequired: true`), so a client
+ * tells "ask for the code" from "wrong password" without reading the message.
+ */
+function signInHintOf(exception: unknown): { twoFactorRequired?: true } {
+  if (!(exception instanceof HttpException)) return {};
+  const response = exception.getResponse();
+  return typeof response === 'object' &&
+    (response as { twoFactorRequired?: unknown }).twoFactorRequired === true
+    ? { twoFactorRequired: true }
+    : {};
+}
+
+/**
+ * Seconds for `Retry-After`: a 429 decided by the service, a database that is away or a query timeout (503).
+ */
 function retryAfterOf(exception: unknown): number | undefined {
   if (exception instanceof RetryLaterException) return Math.max(1, Math.ceil(exception.retryAfterSeconds));
   if (isDatabaseUnavailable(exception)) return DATABASE_RETRY_AFTER_S;
@@ -109,7 +132,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, error } = this.map(exception, request);
     if (request) rememberReason(request, status, error);
-    const body: ErrorBody = { success: false, error };
+    const body: ErrorBody = { success: false, error, ...signInHintOf(exception) };
     const retryAfter = retryAfterOf(exception);
     if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
@@ -134,11 +157,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return { status: CLIENT_CLOSED_REQUEST, error: 'Request aborted by the client' };
     }
     if (exception instanceof Error && isDuplicateKey(exception)) {
-      const fields = duplicateFields(exception);
-      return {
-        status: HttpStatus.CONFLICT,
-        error: fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record',
-      };
+      return { status: HttpStatus.CONFLICT, error: duplicateRecordMessage(duplicateFields(exception)) };
     }
     if (isQueryTimeout(exception)) {
       this.logger.warn({ ...(request && requestFacts(request)) }, 'A query reached its time limit');

@@ -6,33 +6,53 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorBody } from './envelope';
 
-/** The security headers of every response; Swagger UI at /docs needs inline styles and scripts. */
-export const HELMET_OPTIONS: HelmetOptions = {
-  contentSecurityPolicy: {
-    directives: {
-      defaultSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      scriptSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
-    },
-  },
+/** Swagger UI at /docs needs inline styles and scripts; helmet adds its other defaults to these. */
+const CSP_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  scriptSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
 };
 
-/**
- * The headers helmet sets with HELMET_OPTIONS, collected once by running its middleware on a stand-in
- * response. Every answer carries them: ordinary ones from an onRequest hook (app.setup.ts), the answers
- * below directly, since they are written before (or without) Fastify's hooks. They do not depend on the
- * request, so computing them once replaces @fastify/helmet's per-request run of the same middleware.
- */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
+/** The security headers of every response. */
+export const HELMET_OPTIONS: HelmetOptions = { contentSecurityPolicy: { directives: CSP_DIRECTIVES } };
+
+/** helmet's headers for `options`, collected once by running its middleware on a stand-in response. */
+function helmetHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   const response = {
     setHeader: (name: string, value: string) => (headers[name.toLowerCase()] = String(value)),
     removeHeader: () => undefined,
   };
-  helmet(HELMET_OPTIONS)({} as IncomingMessage, response as unknown as ServerResponse, () => undefined);
+  helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, () => undefined);
   return headers;
-})();
+}
+
+/**
+ * The headers helmet sets with HELMET_OPTIONS. Every answer carries them: ordinary ones from an onRequest
+ * hook (app.setup.ts), the answers below directly, since they are written before (or without) Fastify's
+ * hooks. They do not depend on the request, so computing them once replaces @fastify/helmet's per-request
+ * run of the same middleware.
+ */
+export const SECURITY_HEADERS = helmetHeaders(HELMET_OPTIONS);
+
+/**
+ * Swagger UI's headers (`/docs` and its scripts and styles): the same, without helmet's
+ * `upgrade-insecure-requests`. A browser obeys it on a page served over plain http from any host it does not
+ * count as trustworthy (an intranet name or address, not localhost or 127.0.0.1), and fetches the UI's
+ * scripts and styles over https, where nothing answers: a blank page
+ * (docs/decisions/security-swagger-ui-csp.md).
+ */
+export const DOCS_SECURITY_HEADERS = helmetHeaders({
+  contentSecurityPolicy: {
+    directives: { ...CSP_DIRECTIVES, upgradeInsecureRequests: null },
+  },
+});
+
+/** Swagger UI's pages: `/docs`, `/docs/` and the files below it (not `/docs-json`, which is JSON). */
+export function isDocsPage(url: string): boolean {
+  return /^\/docs(?:[/?#]|$)/.test(url);
+}
 
 const envelope = (error: string) => JSON.stringify({ success: false, error } satisfies ErrorBody);
 
@@ -44,7 +64,8 @@ export const MAX_PATH_SEGMENT = 600;
 
 /**
  * Errors of Fastify's router, raised before any hook runs: a path that does not decode (`/tickets/%zz`, 400)
- * and a path segment over 600 characters (414; see `maxParamLength` in app.setup.ts). Answered like every other error.
+ * and a path segment over 600 characters (414; see `maxParamLength` in app.setup.ts). Answered like every
+ * other error.
  */
 export function frameworkErrorHandler(
   error: FastifyError,

@@ -34,6 +34,8 @@ export interface Done {
 export interface ErrorBody {
   success: false;
   error: string;
+  /** Only on the 401 of a sign-in that needs its TOTP or recovery code. */
+  twoFactorRequired?: true;
 }
 
 export function ok<T>(data: T, message?: string): Ok<T> {

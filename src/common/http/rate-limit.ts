@@ -15,6 +15,9 @@ import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 const MINUTE_MS = 60_000;
 
+/** What every 429 of the request budgets says (route-specific ones, such as forged signatures, differ). */
+export const TOO_MANY_REQUESTS_MESSAGE = 'Too Many Requests: retry after the seconds in Retry-After';
+
 /** Set by `@RouteLimit()` beside the throttler's own metadata. */
 const ROUTE_LIMITED = 'rate-limit:route-limited';
 const tightenedHandlers = new WeakMap<object, boolean>();
@@ -117,8 +120,8 @@ async function resolved(value: Resolvable<number>, context: ExecutionContext, wh
  *
  * A route's limits are read from its metadata once, at its first request (`limitsOf`): the library's guard
  * asked the Reflector eleven times and awaited six promises on every request for values fixed when the route
- * was declared (docs/decisions.md, issue 28). Counting stays the storage's (`increment`, in Redis with
- * REDIS_URL), and the answers stay the library's: its X-RateLimit-* headers, its 429 message.
+ * was declared (docs/decisions/api-nest-route-cost.md). Counting stays the storage's (`increment`, in Redis
+ * with REDIS_URL), and the answers stay the library's: its X-RateLimit-* headers, its 429 message.
  */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {
@@ -232,6 +235,11 @@ export class ClientThrottlerGuard extends ThrottlerGuard {
               : undefined,
         };
       });
+  }
+
+  /** One message for every limit, the one the document shows (the library's names its exception class). */
+  protected override getErrorMessage(): Promise<string> {
+    return Promise.resolve(TOO_MANY_REQUESTS_MESSAGE);
   }
 
   protected override async throwThrottlingException(

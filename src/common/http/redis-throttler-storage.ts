@@ -18,11 +18,11 @@ const STARTUP_WAIT_MS = 5_000;
  * `@nest-lab/throttler-storage-redis`'s (one Lua script per hit).
  *
  * Redis unreachable: the limits are still enforced, by this process's own in-memory counters, until Redis
- * answers again (docs/decisions.md "Redis unreachable"). Rate limits are a defence, not the service: the API
- * stays up, and a client gets at most the limit once per instance, never an unlimited run. Commands fail
- * at once while disconnected (no offline queue) and after COMMAND_TIMEOUT_MS when Redis hangs; after a
- * failure, Redis is tried again by one request every RETRY_AFTER_FAILURE_MS, so a hung Redis delays a
- * request now and then, not each one.
+ * answers again (docs/decisions/operations-redis-rate-limits-and-docker.md). Rate limits are a defence, not
+ * the service: the API stays up, and a client gets at most the limit once per instance, never an unlimited
+ * run. Commands fail at once while disconnected (no offline queue) and after COMMAND_TIMEOUT_MS when Redis
+ * hangs; after a failure, Redis is tried again by one request every RETRY_AFTER_FAILURE_MS, so a hung Redis
+ * delays a request now and then, not each one.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');

@@ -58,8 +58,9 @@ export function requestFacts(request: FastifyRequest) {
 }
 
 /**
- * One access line: request id, method, route, status, duration, client and, for a 4xx, the short reason (`clientIp`: behind TRUST_PROXY,
- * the forwarded one). A literal object of one shape: every line is built the same way, and pino walks it once.
+ * One access line: request id, method, route, status, duration, client and, for a 4xx, the short reason
+ * (`clientIp`: behind TRUST_PROXY, the forwarded one). A literal object of one shape: every line is built the
+ * same way, and pino walks it once.
  */
 export function accessFields(request: FastifyRequest, status: number, elapsedMs: number) {
   return {

@@ -5,7 +5,10 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 
-/** The lines that frame a shutdown: what began it, and that it finished (in-flight work done, connections closed). */
+/**
+ * The lines that frame a shutdown: what began it, and that it finished (in-flight work done, connections
+ * closed).
+ */
 @Injectable()
 export class LifecycleLog implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Lifecycle');

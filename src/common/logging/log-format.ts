@@ -4,7 +4,9 @@ import type { AppConfig } from '../../config/env';
 
 export type LogFormat = 'json' | 'pretty';
 
-/** `auto` is readable lines for a person at a terminal, JSON for a log collector (and always in production). */
+/**
+ * `auto` is readable lines for a person at a terminal, JSON for a log collector (and always in production).
+ */
 export function resolveLogFormat(
   setting: AppConfig['LOG_FORMAT'],
   nodeEnv: AppConfig['NODE_ENV'],

@@ -8,7 +8,9 @@ export const CURSOR_MAX_LENGTH = 1_000;
 /** The values a sort key may hold; anything else in a cursor was not made by `cursorAfter`. */
 type KeyValue = string | number | boolean | Date | BSON.ObjectId | null;
 
-/** What a cursor carries: the sort's field names (a cursor of another sort is refused) and the last values. */
+/**
+ * What a cursor carries: the sort's field names (a cursor of another sort is refused) and the last values.
+ */
 interface CursorBody {
   k: string[];
   v: KeyValue[];

@@ -18,6 +18,13 @@ export function listenProblem(error: unknown, port: number, host: string): Start
       );
     case 'EADDRNOTAVAIL':
       return new StartupError(`HOST=${host} is not an address of this machine: use 0.0.0.0 or 127.0.0.1`);
+    // A name that does not resolve (a typo such as `locahost`), or a resolver that does not answer.
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartupError(
+        `HOST=${host} is not a name this machine can resolve (${(error as NodeJS.ErrnoException).code}): ` +
+          'use 0.0.0.0, 127.0.0.1 or localhost',
+      );
     default:
       return undefined;
   }

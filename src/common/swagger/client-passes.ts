@@ -8,7 +8,9 @@ import { operationsOf } from './document-passes';
 
 type Schemas = Record<string, SchemaObject>;
 
-/** The component schemas a schema reaches through `$ref` (properties, items, compositions), itself included. */
+/**
+ * The component schemas a schema reaches through `$ref` (properties, items, compositions), itself included.
+ */
 function reachable(start: SchemaObject | ReferenceObject | undefined, schemas: Schemas, found: Set<string>) {
   const visit = (schema: SchemaObject | ReferenceObject | boolean | undefined): void => {
     if (!schema || typeof schema === 'boolean') return;

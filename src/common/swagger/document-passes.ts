@@ -9,6 +9,8 @@ import type {
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { MAX_PATH_SEGMENT } from '../http/edge-errors';
+import { TOO_MANY_REQUESTS_MESSAGE } from '../http/rate-limit';
+import { UNDECLARED_FIELD } from './bad-request-examples';
 import { REFUSALS, type SecurityScheme } from './security-schemes';
 import { OBJECT_ID_PATTERN, type ValidatedSchemas } from './validation-constraints';
 
@@ -42,7 +44,8 @@ const ERROR_REF = '#/components/schemas/ErrorSchema';
 const ERRORS: Record<number, { description: string; example: string }> = {
   [HttpStatus.BAD_REQUEST]: {
     description: 'Invalid input; the message names the offending fields',
-    example: 'email must be an email',
+    // Routes with a body show their own (badRequestOf); the router's answer to a malformed path escape.
+    example: 'Malformed URL',
   },
   [HttpStatus.UNAUTHORIZED]: {
     description: 'Missing or invalid credentials',
@@ -56,9 +59,10 @@ const ERRORS: Record<number, { description: string; example: string }> = {
     description: 'Not found (unknown, malformed or other-tenant ids all answer this)',
     example: 'Not found',
   },
+  // No example: each route documents its own 409 message (`@ApiErrorMessage`), or the build fails.
   [HttpStatus.CONFLICT]: {
     description: 'Conflicts with an existing record or the current state',
-    example: 'A record with this email already exists',
+    example: '',
   },
   [HttpStatus.PAYLOAD_TOO_LARGE]: {
     description: 'Request body too large',
@@ -74,7 +78,7 @@ const ERRORS: Record<number, { description: string; example: string }> = {
   },
   [HttpStatus.TOO_MANY_REQUESTS]: {
     description: 'Rate limit exceeded; retry after the Retry-After header',
-    example: 'ThrottlerException: Too Many Requests',
+    example: TOO_MANY_REQUESTS_MESSAGE,
   },
   [HttpStatus.INTERNAL_SERVER_ERROR]: {
     description: 'Unexpected error; the message carries an errorId that is also in the server log',
@@ -91,7 +95,21 @@ function errorResponse(status: number, example: string): ResponseObject {
   };
 }
 
-function exampleFor(operation: OperationObject, status: number, notFound: NotFoundMessages): string {
+function exampleFor(
+  { path, method, operation }: Operation,
+  status: number,
+  notFound: NotFoundMessages,
+  badRequestOf: BadRequestMessages,
+): string {
+  if (status === Number(HttpStatus.CONFLICT)) {
+    throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} documents a 409 without its message`);
+  }
+  if (status === Number(HttpStatus.BAD_REQUEST)) {
+    const own = badRequestOf(operation, method);
+    if (own) return own;
+    const parameters = (operation.parameters ?? []) as ParameterObject[];
+    if (parameters.some((p) => p.in === 'query')) return UNDECLARED_FIELD;
+  }
   const scheme = Object.keys(operation.security?.[0] ?? {})[0] as SecurityScheme | undefined;
   if ((status === 401 || status === 403) && scheme && REFUSALS[scheme]) return REFUSALS[scheme][status];
   if (status === 404) return notFound[operation.tags?.[0] ?? ''] ?? ERRORS[status].example;
@@ -101,15 +119,23 @@ function exampleFor(operation: OperationObject, status: number, notFound: NotFou
 /** The 404 message of a route: `User not found` for the Users tag, and so on. */
 export type NotFoundMessages = Record<string, string>;
 
+/** The 400 a route's body answers (see bad-request-examples.ts), when it has a body DTO. */
+export type BadRequestMessages = (operation: OperationObject, method: string) => string | undefined;
+
 /**
  * Statuses every route can answer, whatever its decorators say: 429 (the global limiter) and 500 everywhere;
- * 400 (malformed JSON, validation), 413 (body limit) and 415 (content type) where there is a body; 400
- * where there are query parameters (unknown ones are refused); 400, 404 and 414 where there are path
- * parameters (a record they name may not exist; the router refuses malformed or overlong ones). Then every error response gets the error schema and
- * an example message of its status.
+ * 400 (malformed JSON, validation), 413 (body limit) and 415 (content type) where there is a body; 400 where
+ * there are query parameters (unknown ones are refused); 400, 404 and 414 where there are path parameters (a
+ * record they name may not exist; the router refuses malformed or overlong ones). Then every error response
+ * gets the error schema and an example message of its status.
  */
-export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMessages): void {
-  for (const { operation } of operationsOf(document)) {
+export function addCommonResponses(
+  document: OpenAPIObject,
+  notFound: NotFoundMessages,
+  badRequestOf: BadRequestMessages,
+): void {
+  for (const entry of operationsOf(document)) {
+    const { operation } = entry;
     const statuses: number[] = [HttpStatus.TOO_MANY_REQUESTS, HttpStatus.INTERNAL_SERVER_ERROR];
     const parameters = (operation.parameters ?? []) as ParameterObject[];
     if (operation.requestBody) {
@@ -125,11 +151,14 @@ export function addCommonResponses(document: OpenAPIObject, notFound: NotFoundMe
     for (const [code, response] of Object.entries(operation.responses)) {
       const status = Number(code);
       if (status < 400 || !ERRORS[status] || !response || '$ref' in response) continue;
-      // Keep a route's own example (`@ApiErrorMessage`) and description when it says more than the generic one.
+      // Keep a route's own example (`@ApiErrorMessage`) and description when it says more than the generic
+      // one.
       const ownExample = (response.content?.['application/json']?.example as { error?: unknown } | undefined)
         ?.error;
       const example =
-        typeof ownExample === 'string' && ownExample ? ownExample : exampleFor(operation, status, notFound);
+        typeof ownExample === 'string' && ownExample
+          ? ownExample
+          : exampleFor(entry, status, notFound, badRequestOf);
       const own = response.description;
       const replaced = errorResponse(status, example);
       if (own && own !== 'Error') replaced.description = own;
@@ -214,7 +243,8 @@ const SAMPLE_BY_FORMAT: Record<string, string> = {
 /**
  * A value the schema accepts, from its example, default, first enum value or format; else nothing. A string
  * without any of those gets no made-up text (staff would send it as is) and an id none (it would be a 404):
- * an optional one is left out, and a body with a required one keeps no example, which the OpenAPI tests catch.
+ * an optional one is left out, and a body with a required one keeps no example, which the OpenAPI tests
+ * catch.
  */
 function sampleOf(
   schema: SchemaObject | ReferenceObject | undefined,

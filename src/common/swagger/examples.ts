@@ -4,10 +4,10 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 /**
  * The examples Swagger UI shows, as one story: the admin Jane Doe signs in, adds Ada Lovelace to the team,
  * creates the app `my-shop`, gives its backend an API key, and writes a draft newsletter campaign to the
- * app's subscribers (Ada among them, in the contact and analytics examples). Request bodies are built from these
- * values (addRequestExamples), so what staff send with "Try it out" is valid as it stands; responses show the
- * same app, people and records. Kept in one place rather than on each DTO so that a record's id or the app's
- * name reads the same in every schema that shows it.
+ * app's subscribers (Ada among them, in the contact and analytics examples). Request bodies are built from
+ * these values (addRequestExamples), so what staff send with "Try it out" is valid as it stands; responses
+ * show the same app, people and records. Kept in one place rather than on each DTO so that a record's id or
+ * the app's name reads the same in every schema that shows it.
  *
  * Ids a request would have to know in advance (a template, a ticket) are left out of request bodies: the
  * flow creates them, and a made-up one would be a 404. The `_id` values below appear in responses only.
@@ -40,7 +40,8 @@ const PERSON = { firstName: FIRST_NAME, lastName: LAST_NAME };
 /** Schema name → property → the example Swagger UI shows for it. */
 export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
   // Sign-in and the back-office team
-  LoginDto: { password: 'correct-horse-battery' },
+  // `code`: the authenticator's 6 digits, for staff with two-factor sign-in (ignored for the others).
+  LoginDto: { password: 'correct-horse-battery', code: '123456' },
   HashPasswordDto: { password: 'correct-horse-battery' },
   PasswordDto: { password: 'new-password-2030' },
   TeamUser: { id: ADMIN_ID, email: 'jane@example.com', name: 'Jane Doe' },

@@ -6,8 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { dump } from 'js-yaml';
 import type { AppConfig } from '../../config/env';
 import { DirectRoutes } from '../http/direct-routes';
+import type { RequestBodyObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { emptyBodyMessage } from './bad-request-examples';
 import {
   addCommonResponses,
+  type BadRequestMessages,
   addRequestExamples,
   closeRequestBodies,
   dedupeSecurity,
@@ -16,6 +19,7 @@ import {
 import { ErrorSchema } from './envelope.decorators';
 import { declarePublicOperations, dropPatchDefaults } from './client-passes';
 import { addPropertyExamples } from './examples';
+import { namedSchemas } from './named-schemas';
 import { SECURITY } from './security-schemes';
 import { authorizeDialogPlugin, downloadUrlPlugin, signInFromLoginPlugin } from './swagger-ui-plugins';
 import { applyValidationConstraints } from './validation-constraints';
@@ -159,6 +163,17 @@ function addServers(builder: DocumentBuilder, app: INestApplication): void {
   if (publicUrl) builder.addServer(publicUrl.replace(/\/+$/, ''), 'The public address (PUBLIC_BASE_URL)');
 }
 
+/** The 400 example of an operation whose JSON body is a DTO: what that DTO answers to `{}`. */
+function bodyBadRequests(classes: Set<Type<unknown>>): BadRequestMessages {
+  const byName = new Map([...classes].map((dto) => [dto.name, dto]));
+  return (operation, method) => {
+    const body = operation.requestBody as RequestBodyObject | undefined;
+    const ref = (body?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref;
+    const dto = byName.get(ref?.split('/').pop() ?? '');
+    return dto ? emptyBodyMessage(dto, method === 'patch') : undefined;
+  };
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Multi-app administration service')
@@ -168,6 +183,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`{success:false, error}`.',
     )
     .setVersion('1.0.0')
+    // The project's license (package.json): generated packages (clients/) carry it.
+    .setLicense('MIT', 'https://spdx.org/licenses/MIT.html')
     // First: the Authorize dialog lists the schemes in this order, and this one is the staff's.
     .addBearerAuth(
       {
@@ -212,9 +229,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorSchema],
     operationIdFactory: fallbackOperationId,
   });
+  Object.assign(document.components?.schemas ?? {}, namedSchemas());
   // Routes Fastify answers without Nest's router (the open pixel) describe themselves.
   Object.assign(document.paths, app.get(DirectRoutes).documentation());
-  const validated = applyValidationConstraints(document, handlerParameterClasses(app));
+  const parameterClasses = handlerParameterClasses(app);
+  const validated = applyValidationConstraints(document, parameterClasses);
   closeRequestBodies(document, validated);
   describeObjectIdParameters(document);
   dropPatchDefaults(document);
@@ -225,7 +244,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const notFound = Object.fromEntries(
     TAGS.filter((t) => t.notFound).map((t) => [t.name, t.notFound as string]),
   );
-  addCommonResponses(document, notFound);
+  addCommonResponses(document, notFound, bodyBadRequests(parameterClasses));
   return document;
 }
 

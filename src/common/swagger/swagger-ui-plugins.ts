@@ -41,9 +41,9 @@ export function downloadUrlPlugin(system: unknown): unknown {
 }
 
 /**
- * Sign-in from the UI: when "Try it out" on POST /auth/login (or /auth/refresh) answers a token, the `bearer`
- * scheme is authorized with it, as if pasted into the Authorize dialog (and kept across reloads like a pasted
- * one, with persistAuthorization). Staff never copy a token by hand.
+ * Sign-in from the UI: when "Try it out" on POST /auth/login (/auth/refresh, /auth/2fa/enable) answers a
+ * token, the `bearer` scheme is authorized with it, as if pasted into the Authorize dialog (and kept across
+ * reloads like a pasted one, with persistAuthorization). Staff never copy a token by hand.
  */
 export function signInFromLoginPlugin() {
   return {
@@ -54,7 +54,9 @@ export function signInFromLoginPlugin() {
             (original: SetResponse, system: SwaggerUiSystem): SetResponse =>
             (path, method, response) => {
               const token = (response?.body as { token?: unknown } | undefined)?.token;
-              const signIn = path === '/auth/login' || path === '/auth/refresh';
+              // Enabling two-factor sign-in ends the earlier tokens and answers a new one: held the same way.
+              const signIn =
+                path === '/auth/login' || path === '/auth/refresh' || path === '/auth/2fa/enable';
               if (signIn && method.toLowerCase() === 'post' && response.ok && typeof token === 'string') {
                 const scheme = system.specSelectors
                   .specJson()

@@ -10,8 +10,8 @@ export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
 
 /**
  * What one class-validator rule means in the document. The rules are the truth (they are what the server
- * enforces); `@ApiProperty` options written by hand win where they say something, so a DTO can still refine
- * a description or an example. Rules without a JSON Schema counterpart (`isNotIn`, custom checks) are left out.
+ * enforces); `@ApiProperty` options written by hand win where they say something, so a DTO can still refine a
+ * description or an example. Rules without a JSON Schema counterpart (`isNotIn`, custom checks) are left out.
  */
 function constraintOf(rule: ValidationMetadata): SchemaObject | undefined {
   const [first, second] = (rule.constraints ?? []) as unknown[];

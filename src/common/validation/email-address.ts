@@ -8,7 +8,9 @@ export const LOCAL_PART_MAX = 64;
 /** The name of the rule in class-validator's registry (the OpenAPI pass reads it by this name). */
 export const IS_EMAIL_ADDRESS = 'isEmailAddress';
 
-/** RFC 5322 `atext`: printable ASCII without specials, so no quotes, spaces, brackets or control characters. */
+/**
+ * RFC 5322 `atext`: printable ASCII without specials, so no quotes, spaces, brackets or control characters.
+ */
 const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
 /** A hostname label: letters, digits and inner hyphens, at most 63 characters. */
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -23,8 +25,8 @@ const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 export const EMAIL_ADDRESS_PATTERN = new RegExp(`^${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${TOP_LABEL}$`);
 
 /**
- * The one address rule of the service (docs/decisions.md, issue 24): what every request that names an
- * address is checked against, and what the e-mail queue accepts as a recipient. It is deliberately
+ * The one address rule of the service (docs/decisions/api-email-address-rule.md): what every request that
+ * names an address is checked against, and what the e-mail queue accepts as a recipient. It is deliberately
  * narrower than RFC 5322 (no quoted local parts, comments, IP literals or non-ASCII): every address it
  * accepts can be written into an SMTP envelope and a header as is.
  */

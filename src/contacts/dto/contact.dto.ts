@@ -88,12 +88,20 @@ export class SubscriptionView {
   @ApiProperty({ type: String, nullable: true }) referralUrl: string | null;
   @ApiProperty({ format: 'date-time' }) subscribedAt: Date;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) unsubscribedAt: Date | null;
+  @ApiProperty({ type: [String], description: 'Newsletter topics of the app the person dropped' })
+  droppedTopics: string[];
 }
 
 /** One entry of the consent history, as recorded (anonymised after a GDPR delete). */
 export class ConsentEventView {
   @ApiProperty({ enum: CONSENT_CATEGORIES }) category: ConsentCategory;
   @ApiProperty({ description: "The category's consent after this event" }) status: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The newsletter topic kept (`status` true) or dropped (false); null: the whole category',
+  })
+  topic: string | null;
   @ApiProperty({ type: String, nullable: true }) reason: string | null;
   @ApiProperty({ description: '`admin`, `joinlist`, `unsubscribe`, `contacts.opt-out`, …' }) source: string;
   @ApiProperty({ type: String, nullable: true }) appId: string | null;
@@ -169,6 +177,7 @@ export function toSubscriptionView(subscription: Subscription): SubscriptionView
     referralUrl: subscription.referralUrl ?? null,
     subscribedAt: subscription.subscribedAt,
     unsubscribedAt: subscription.unsubscribedAt ?? null,
+    droppedTopics: subscription.droppedTopics ?? [],
   };
 }
 
@@ -176,6 +185,7 @@ function toConsentEventView(event: ConsentEvent): ConsentEventView {
   return {
     category: event.category,
     status: event.status,
+    topic: event.topic ?? null,
     reason: event.reason ?? null,
     source: event.source,
     appId: event.appId ?? null,

@@ -8,7 +8,9 @@ import { LOCALES, type Locale, NAME_MAX, REFERRAL_URL_MAX, SOURCE_MAX } from '..
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
-/** The longest honeypot value read; a bot's longer fill is still a filled honeypot, not a 400 that tells it. */
+/**
+ * The longest honeypot value read; a bot's longer fill is still a filled honeypot, not a 400 that tells it.
+ */
 const HONEYPOT_MAX = 2_000;
 
 export class JoinlistDto {

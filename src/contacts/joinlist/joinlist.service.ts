@@ -32,8 +32,8 @@ export interface SignupContext {
  * `newsletter` chat channel hears of it; or, for someone who had said no (or everyone, on a double opt-in
  * app), a confirmation mail first (`PublicSignups`). The answer's `unsubscribeUrl` undoes only what the
  * request did: it names the subscription the request started, if any. A filled honeypot gets the same answer
- * and changes nothing. Every answer looks alike, whoever the address belongs to (docs/decisions.md "Issue 33:
- * public answers"): `alreadySubscribed` is always false and the link is sealed.
+ * and changes nothing. Every answer looks alike, whoever the address belongs to
+ * (docs/decisions/security-public-answers.md): `alreadySubscribed` is always false and the link is sealed.
  */
 @Injectable()
 export class JoinlistService {

@@ -13,6 +13,7 @@ export class ArchivedConsentEvent {
   _id: Types.ObjectId;
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true }) contactId: Types.ObjectId;
   @Prop({ type: String, enum: CONSENT_CATEGORIES, required: true }) category: ConsentCategory;
+  @Prop({ type: String, default: null }) topic?: string | null;
   @Prop({ required: true }) status: boolean;
   @Prop({ type: String, default: null }) reason: string | null;
   @Prop({ required: true }) source: string;

@@ -38,13 +38,16 @@ export const CONSENT_HISTORY_WINDOW = 50;
 
 /**
  * One entry of the consent ledger. Entries are only ever appended ($push, see ContactsService.change); the
- * one exception is a GDPR delete, which replaces their personal data (actor, IP, referral URL) by placeholders.
+ * one exception is a GDPR delete, which replaces their personal data (actor, IP, referral URL) by
+ * placeholders.
  */
 @Schema({ _id: false })
 export class ConsentEvent {
   /** The event's id, also its `_id` in the archive (absent on events recorded before the archive existed). */
   @Prop({ type: Types.ObjectId }) _id?: Types.ObjectId;
   @Prop({ type: String, enum: CONSENT_CATEGORIES, required: true }) category: ConsentCategory;
+  /** A newsletter topic of the app (`blog` events only): the person kept (`true`) or dropped it. */
+  @Prop({ type: String, default: null }) topic?: string | null;
   /** The category's consent after this event. */
   @Prop({ required: true }) status: boolean;
   @Prop({ type: String, default: null }) reason: string | null;
@@ -74,6 +77,8 @@ export class Subscription {
    * that no signup started: admin, import).
    */
   @Prop({ type: String, default: null }) signupId?: string | null;
+  /** The app's newsletter topics the person dropped on the preference page: campaigns of these skip them. */
+  @Prop({ type: [String], default: [] }) droppedTopics?: string[];
 }
 const SubscriptionSchema = SchemaFactory.createForClass(Subscription);
 
@@ -124,12 +129,18 @@ ContactSchema.index({ email: 1 }, { unique: true });
 ContactSchema.index({ deletedAt: 1, createdAt: -1, _id: -1 });
 ContactSchema.index({ tags: 1, deletedAt: 1, createdAt: -1, _id: -1 });
 // A campaign's audience in `_id` order (ContactsService.audience), and the subscriber counts by status.
+// The fields after `_id` are the segment and topic filters (docs/api/newsletters.md "Segments"), checked
+// on the keys while the walk goes through the app's subscribers in `_id` order.
 ContactSchema.index({
   'subscriptions.appId': 1,
   'subscriptions.status': 1,
   deletedAt: 1,
   _id: 1,
   'consent.blog': 1,
+  'subscriptions.droppedTopics': 1,
+  'subscriptions.subscribedAt': 1,
+  'subscriptions.source': 1,
+  locale: 1,
 });
 // The newsletter's subscriber list: one app's live subscribers newest first.
 ContactSchema.index({ 'subscriptions.appId': 1, deletedAt: 1, createdAt: -1, _id: -1 });

@@ -29,9 +29,9 @@ const CONFIRMATION_PRIORITY = 10;
 
 /**
  * Signups anyone can send: the joinlist (publishable key) and an app backend's subscribe route (API key).
- * `ContactsService.requestSignUp` decides; a held-back signup is stored here and its confirmation link
- * mailed (docs/decisions.md, "Issue 24: joinlist consent"), and following that link is what subscribes the person.
- * The caller's answer is the same either way, so nobody learns who opted out.
+ * `ContactsService.requestSignUp` decides; a held-back signup is stored here and its confirmation link mailed
+ * (docs/decisions/campaigns-joinlist-consent.md), and following that link is what subscribes the person. The
+ * caller's answer is the same either way, so nobody learns who opted out.
  */
 @Injectable()
 export class PublicSignups {

@@ -12,7 +12,7 @@ export const SIGNUP_CONFIRMATION_SECRET = 'token';
 
 /**
  * Renders a confirmation mail when the worker sends it: the link confirms a subscription, so it is a
- * secret like a sign-in link (docs/decisions.md, "Issue 24: secrets in jobs"). The job holds its token
+ * secret like a sign-in link (docs/decisions/security-secrets-in-jobs.md). The job holds its token
  * only sealed and never the rendered body.
  */
 @Injectable()

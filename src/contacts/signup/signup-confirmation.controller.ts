@@ -12,15 +12,20 @@ import {
   SIGNUP_LINK_INVALID_PAGE,
 } from './signup-confirmation-page';
 
-const TOKEN_PARAM = { name: 'token', description: 'Signed confirmation token from the confirmation e-mail' };
+/** Typed on GET too, where no handler argument gives Swagger the type (generated clients need one). */
+const TOKEN_PARAM = {
+  name: 'token',
+  type: String,
+  description: 'Signed confirmation token from the confirmation e-mail',
+};
 /** The page's button posts an empty form; nothing in the body is read. */
 const FORM_BYTES = 1024;
 const FORM_FIELDS = 10;
 
 /**
- * The link of a signup confirmation mail (docs/decisions.md, "Issue 24: joinlist consent"). GET shows a page with a
- * button and changes nothing (the same page for any token); the button's POST confirms. No credentials:
- * the signed token is the whole request.
+ * The link of a signup confirmation mail (docs/decisions/campaigns-joinlist-consent.md). GET shows a page
+ * with a button and changes nothing (the same page for any token); the button's POST confirms. No
+ * credentials: the signed token is the whole request.
  */
 @ApiTags('Joinlist')
 @Controller('joinlist/confirm')

@@ -3,9 +3,10 @@ import type { Types } from 'mongoose';
 import { type Locale, LOCALES } from '../schemas/contact.schema';
 
 /**
- * A public signup waiting for the address holder's confirmation (docs/decisions.md, "Issue 24: joinlist consent"). It holds
- * what the signup asked for; the person record changes only when the link is followed. One per app and
- * address: asking again mails the same link again (at most once a day) and never extends its expiry.
+ * A public signup waiting for the address holder's confirmation
+ * (docs/decisions/campaigns-joinlist-consent.md). It holds what the signup asked for; the person record
+ * changes only when the link is followed. One per app and address: asking again mails the same link again (at
+ * most once a day) and never extends its expiry.
  */
 @Schema({ collection: 'signup_confirmations', timestamps: true })
 export class SignupConfirmation {

@@ -14,6 +14,11 @@ export interface UnsubscribeTarget {
    * person has (the links of e-mails, which only the mailbox holder sees).
    */
   signupId?: string;
+  /**
+   * Only on the links of a campaign that names a topic: the one-click POST drops this topic, and the page
+   * offers the person's other choices (docs/api/newsletters.md "Topics and the preference page").
+   */
+  topic?: string;
 }
 
 /** A fresh signup id: 96 random bits, never guessed and never repeated. */
@@ -37,9 +42,11 @@ export class UnsubscribeLinks {
     this.baseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
+  /** Fields: person, app, then the signup (or an empty field) and the topic when there is one. */
   token(target: UnsubscribeTarget): string {
     const fields = [target.contactId, target.appId];
-    if (target.signupId !== undefined) fields.push(target.signupId);
+    if (target.signupId !== undefined || target.topic !== undefined) fields.push(target.signupId ?? '');
+    if (target.topic !== undefined) fields.push(target.topic);
     return this.tokens.sign('unsubscribe', fields);
   }
 
@@ -51,7 +58,7 @@ export class UnsubscribeLinks {
    * The link of a public signup's answer: sealed, and of one length for every answer (an id, the app's id
    * and a signup id of fixed lengths), so answers differ only by their random bytes.
    */
-  signupAnswerUrl(target: Required<UnsubscribeTarget>): string {
+  signupAnswerUrl(target: Required<Omit<UnsubscribeTarget, 'topic'>>): string {
     const token = this.tokens.seal('unsubscribe', [target.contactId, target.appId, target.signupId]);
     return `${this.baseUrl}/unsubscribe/${token}`;
   }
@@ -59,8 +66,13 @@ export class UnsubscribeLinks {
   /** The target of a genuine token, signed or sealed, or null. */
   read(token: string): UnsubscribeTarget | null {
     const fields = this.tokens.verify('unsubscribe', token) ?? this.tokens.open('unsubscribe', token);
-    if (!fields || fields.length < 2 || fields.length > 3) return null;
-    const [contactId, appId, signupId] = fields;
-    return signupId === undefined ? { contactId, appId } : { contactId, appId, signupId };
+    if (!fields || fields.length < 2 || fields.length > 4) return null;
+    const [contactId, appId, signupId, topic] = fields;
+    return {
+      contactId,
+      appId,
+      ...(signupId ? { signupId } : {}),
+      ...(topic ? { topic } : {}),
+    };
   }
 }

@@ -14,6 +14,9 @@ const STYLE = [
   'h1{font-size:1.5rem;margin-top:0}',
   'button{font:inherit;font-size:1rem;padding:.6rem 1.2rem;border:0;border-radius:6px;background:#1a56db;color:#fff;cursor:pointer}',
   'button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}',
+  'fieldset{border:0;padding:0;margin:0 0 1rem}legend{font-weight:600;margin-bottom:.5rem}',
+  'label{display:block;margin:.5rem 0}input{margin-right:.5rem}',
+  'button.secondary{background:#4b5563}',
 ].join('');
 
 /**

@@ -1,7 +1,8 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { join } from 'node:path';
 import { ConfigService } from '@nestjs/config';
-import type { AppConfig, EmailTransportName } from '../../config/env';
+import type { AppConfig } from '../../config/env';
+import type { EmailTransportName } from '../email.config';
 import { OutboxTransport, type MailTransport } from './mail-transport';
 import { ResendApiTransport } from './resend-api-transport';
 import { SmtpTransport } from './smtp-transport';

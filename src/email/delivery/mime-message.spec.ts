@@ -2,7 +2,9 @@ import { createTransport } from 'nodemailer';
 import { composedMail, type OutgoingMail, toNodemailer } from './mail-transport';
 import { rawMimeOf } from './mime-message';
 
-/** What nodemailer composes for the mail (the path every message took before), with a fixed boundary and date. */
+/**
+ * What nodemailer composes for the mail (the path every message took before), with a fixed boundary and date.
+ */
 async function composed(mail: OutgoingMail, baseBoundary: string, date: Date): Promise<string> {
   const transport = createTransport({ streamTransport: true, buffer: true });
   const info = await transport.sendMail({ ...composedMail(mail), baseBoundary, date } as never);

@@ -84,7 +84,9 @@ export function rawMimeOf(mail: MimeMail, options: MimeOptions = {}): string | n
 
 const headerLine = (key: string, value: string) => foldLines(`${key}: ${value}`, LINE_LENGTH);
 
-/** An address as nodemailer writes it (the domain lower-cased), or null for one it would rewrite otherwise. */
+/**
+ * An address as nodemailer writes it (the domain lower-cased), or null for one it would rewrite otherwise.
+ */
 function mailbox(value: string): string | null {
   if (SIMPLE_ADDRESS.test(value)) return lowerCaseDomain(value);
   const named = NAMED_ADDRESS.exec(value);

@@ -14,7 +14,9 @@ export function providerMessageIdOf(response: unknown): string | null {
   return match ? match[1] : null;
 }
 
-/** The custom argument (SendGrid) or metadata key (Postmark) that carries our Message-ID into their events. */
+/**
+ * The custom argument (SendGrid) or metadata key (Postmark) that carries our Message-ID into their events.
+ */
 export const MESSAGE_ID_ARGUMENT = 'app_message_id';
 
 /**

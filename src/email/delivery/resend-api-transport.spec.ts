@@ -13,7 +13,9 @@ const mail: OutgoingMail = {
   headers: {},
 };
 
-/** How the API's answers are classified: what the worker then does is in docs/operations/email-transports.md. */
+/**
+ * How the API's answers are classified: what the worker then does is in docs/operations/email-transports.md.
+ */
 describe('ResendApiTransport', () => {
   let server: Server;
   let transport: ResendApiTransport;

@@ -18,11 +18,11 @@ export function complaintsTooHigh(delivered: number, complained: number): boolea
 }
 
 /**
- * Holds a campaign whose complaints exceed 0.3% of its delivered messages once it has 1,000 deliveries:
- * its remaining messages are not sent (CampaignHolds), the campaign shows why (its owner listens to
+ * Holds a campaign whose complaints exceed 0.3% of its delivered messages once it has 1,000 deliveries: its
+ * remaining messages are not sent (CampaignHolds), the campaign shows why (its owner listens to
  * `EmailEvents.CampaignHeld`), and the app's `email` chat channel is told. Checked after each delivery or
- * complaint of the campaign, on the counters (one read by `_id`, or one for a batch of webhooks). A campaign is held once: after an admin
- * resumed it, the guard leaves it alone.
+ * complaint of the campaign, on the counters (one read by `_id`, or one for a batch of webhooks). A campaign
+ * is held once: after an admin resumed it, the guard leaves it alone.
  */
 @Injectable()
 export class ComplaintGuard {

@@ -10,7 +10,7 @@ const THROTTLER_NAME = 'webhook-forged-signature';
  * How many requests with a missing or wrong webhook signature one client IP may send, counted in the
  * throttler's storage (Redis when REDIS_URL is set), so the count holds across instances. Only failures
  * are counted: the provider's valid deliveries never touch it, and one is accepted even from an IP that is
- * over its budget (docs/decisions.md "Issue 24: edges").
+ * over its budget (docs/decisions/security-edges.md).
  */
 @Injectable()
 export class ForgedSignatureBudget {

@@ -29,7 +29,9 @@ export interface WebhookOutcome {
  */
 const MAX_BATCH = 200;
 
-/** The stored event's id follows from the delivery's `webhook-id`: a retried delivery writes the same event. */
+/**
+ * The stored event's id follows from the delivery's `webhook-id`: a retried delivery writes the same event.
+ */
 export function eventIdOf(webhookId: string): Types.ObjectId {
   return new Types.ObjectId(createHash('sha256').update(webhookId).digest().subarray(0, 12));
 }
@@ -119,7 +121,8 @@ export class ProviderEventBatch {
     }
     if (processed.length === 0) return outcomes;
     // Finished: a later repeat of these is answered from the receipt. Should this write fail, a repeat
-    // processes the delivery again, which changes nothing (the event keeps its id, each effect is idempotent).
+    // processes the delivery again, which changes nothing (the event keeps its id, each effect is
+    // idempotent).
     await this.logFailure('webhook receipts', () =>
       this.receipts
         .updateMany(

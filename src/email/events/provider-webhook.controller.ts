@@ -3,12 +3,9 @@ import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../../common/auth/public.decorator';
 import { AcceptsBody, MAX_BODY_BYTES, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
-import {
-  SignedWebhook,
-  type SignedWebhookMessage,
-  WebhookSignature,
-} from '../../common/auth/webhook-signature.decorator';
+import { SignedWebhook, WebhookSignature } from '../../common/auth/webhook-signature.decorator';
 import { ApiErrors } from '../../common/swagger/envelope.decorators';
+import type { VerifiedWebhook } from './providers/provider-format';
 import {
   ColdProviderResultView,
   PRIMARY_PROVIDER_BODY,
@@ -56,7 +53,7 @@ export class ProviderWebhookController {
     description: 'Each event is recorded, or was already (a batch answers one result per event)',
   })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS, HttpStatus.SERVICE_UNAVAILABLE)
-  async primary(@SignedWebhook() webhook: SignedWebhookMessage): Promise<PrimaryProviderResultView> {
+  async primary(@SignedWebhook() webhook: VerifiedWebhook): Promise<PrimaryProviderResultView> {
     return { success: true, ...(await this.webhooks.ingest(webhook)) };
   }
 

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { SignedWebhookMessage } from '../../common/auth/webhook-signature.decorator';
 import { ProviderEventBatch, type WebhookOutcome } from './provider-event-batch';
-import type { ProviderDelivery } from './providers/provider-format';
+import type { ProviderDelivery, VerifiedWebhook } from './providers/provider-format';
 
 export type { WebhookOutcome } from './provider-event-batch';
 
@@ -26,7 +25,7 @@ export class ProviderWebhookService {
    * Processes the events of a verified request together. On a failure the check's own record (Mailgun's
    * token) is released too, so the provider's retry of the whole request goes through.
    */
-  async ingest(webhook: SignedWebhookMessage): Promise<WebhookResult> {
+  async ingest(webhook: VerifiedWebhook): Promise<WebhookResult> {
     const receivedAt = new Date();
     let outcomes: WebhookOutcome[];
     try {

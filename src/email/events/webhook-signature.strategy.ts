@@ -4,13 +4,13 @@ import { InjectModel } from '@nestjs/mongoose';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Model } from 'mongoose';
 import { Strategy } from 'passport-custom';
-import type { SignedWebhookMessage } from '../../common/auth/webhook-signature.decorator';
 import { clientIp } from '../../common/http/client-ip';
 import { RetryLaterException } from '../../common/http/retry-later.exception';
 import type { AppConfig } from '../../config/env';
 import { ForgedSignatureBudget } from './forged-signature-budget';
 import {
   type ProviderFormat,
+  type VerifiedWebhook,
   WebhookNotConfigured,
   type WebhookRequest,
   WebhookRefused,
@@ -58,7 +58,7 @@ export class WebhookSignatureStrategy extends PassportStrategy(Strategy, 'webhoo
     );
   }
 
-  async validate(request: WebhookRequest): Promise<SignedWebhookMessage> {
+  async validate(request: WebhookRequest): Promise<VerifiedWebhook> {
     try {
       return await this.format.receive(request, new Date());
     } catch (error) {

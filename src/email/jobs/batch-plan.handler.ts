@@ -7,7 +7,7 @@ import { type BatchPlanner, PLANNERS, PlanHandler, type PlanOutcome } from './em
 import type { JobOutcome } from './email-job.store';
 import { type RecipientsPlan, splitRecipients } from './recipients-plan';
 import type { EmailJob } from './schemas/email-job.schema';
-import { PermanentDeliveryError } from './send-email.handler';
+import { PermanentJobError } from '../../queue/retry-policy';
 
 /** Runs `email.batch.plan` jobs with the planner of their kind, and plans the `recipients` kind itself. */
 @Injectable()
@@ -21,7 +21,7 @@ export class BatchPlanHandler {
   async handle(job: EmailJob): Promise<JobOutcome> {
     const plan = job.payload as BatchPlan;
     const planner = this.handlers.get<BatchPlanner>(PLANNERS, plan.kind);
-    if (!planner) throw new PermanentDeliveryError(`No batch planner for kind "${plan.kind}"`);
+    if (!planner) throw new PermanentJobError(`No batch planner for kind "${plan.kind}"`);
     return { status: 'completed', result: { ...(await planner(plan, String(job._id))) } };
   }
 

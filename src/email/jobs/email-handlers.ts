@@ -20,9 +20,13 @@ export const CLICK_TARGETS = 'email.click-targets';
 
 /** Marks the planner of a batch plan kind: `(plan: BatchPlan, planJobId: string) => Promise<PlanOutcome>`. */
 export const PlanHandler = (kind: string) => JobHandler(kind, PLANNERS);
-/** Marks the composer of messages naming `name`: `(message: EmailMessage) => Promise<ComposedContent | null>`. */
+/**
+ * Marks the composer of messages naming `name`: `(message: EmailMessage) => Promise<ComposedContent | null>`.
+ */
 export const ComposerHandler = (name: string) => JobHandler(name, COMPOSERS);
-/** Marks the source of campaigns' link tables: `(campaignId: string) => Promise<readonly string[] | null>`. */
+/**
+ * Marks the source of campaigns' link tables: `(campaignId: string) => Promise<readonly string[] | null>`.
+ */
 export const ClickTargetSource = () => JobHandler('campaign', CLICK_TARGETS);
 
 export interface PlanOutcome {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
@@ -7,16 +7,18 @@ import { JobRetention } from './job-retention';
 import { type LedgerMessage, ledgerMessageOf, type LedgerSend, MessageLedger } from './message-ledger';
 import type { SentMessage } from '../events/sent-message';
 import { type SentSend, SentEvents } from '../events/sent-events';
-import { claimKeyOf, type Finished, LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
+import { type Finished, LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
 import type { DueJob as QueueDueJob, HeldJob, LapseRule, QueueKind } from '../../queue/queue-kind';
 import {
-  CLAIMABLE_STATUSES,
   DEFAULT_MAX_ATTEMPTS,
   EMAIL_JOB_TYPES,
+  EMAIL_KIND_STATUSES,
   EmailJob,
   type EmailJobStatus,
   type EmailJobType,
 } from './schemas/email-job.schema';
+import { isPermanentSendError } from './send-failures';
+import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from './worker-options';
 
 export interface NewJob {
   type: EmailJobType;
@@ -74,12 +76,14 @@ export interface CampaignJobCounts {
   total: number;
   sent: number;
   failed: number;
-  /** Of `failed`: completed without being handed over (suppressed by then, or an address the rule refuses). */
+  /**
+   * Of `failed`: completed without being handed over (suppressed by then, or an address the rule refuses).
+   */
   skipped: number;
 }
 
 /** States a job never leaves. */
-const FINAL_STATUSES: readonly EmailJobStatus[] = ['completed', 'dead'];
+const FINAL_STATUSES: readonly EmailJobStatus[] = [EMAIL_KIND_STATUSES.done, EMAIL_KIND_STATUSES.dead];
 
 export const LAPSED_DELIVERY_ERROR =
   'The worker stopped during delivery, so whether the message left is unknown; not retried, to avoid a duplicate';
@@ -102,15 +106,17 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
     private readonly retention: JobRetention,
     private readonly ledger: MessageLedger,
     private readonly sentEvents: SentEvents,
+    @Inject(EMAIL_WORKER_OPTIONS) options: EmailWorkerOptions,
   ) {
-    super(() => model.collection, emailQueueKind(retention));
+    super(() => model.collection, emailQueueKind(retention, options));
   }
 
   /**
-   * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids
-   * for known keys: a job's, or the message ledger's once the job has expired). Throws when the insert
-   * failed other than by duplicate keys (bulk-writes.ts): the caller's batch is retried as a whole. Four round trips at most:
-   * the ledger's key lookup, one unordered insert, one lookup of the duplicates, the ledger's insert.
+   * Inserts the jobs whose idempotency key is new and returns every job's id in input order (existing ids for
+   * known keys: a job's, or the message ledger's once the job has expired). Throws when the insert failed
+   * other than by duplicate keys (bulk-writes.ts): the caller's batch is retried as a whole. Four round trips
+   * at most: the ledger's key lookup, one unordered insert, one lookup of the duplicates, the ledger's
+   * insert.
    */
   async insert(jobs: NewJob[]): Promise<EnqueuedJob[]> {
     const now = new Date();
@@ -127,7 +133,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
       ...(skipped
         ? // Finished at birth: no claim key, so no worker ever takes it; retention removes it like any other.
           { status: 'completed', result: skipped, completedAt: now, expiresAt: this.retention.expiresAt(now) }
-        : { status: 'pending', claimKey: claimKeyOf(job._id, 0) }),
+        : this.newJobFields(job._id)),
       createdAt: now,
       updatedAt: now,
     }));
@@ -177,7 +183,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
    * writing the event and before the outcome. It ends `completed` as that event says, not in doubt.
    */
   protected override async lapseRules(jobs: HeldJob[]): Promise<LapseRule[]> {
-    const handed = jobs.filter((job) => job.type === 'email.send' && job.handedAt);
+    const handed = jobs.filter((job) => job.type === 'email.send' && job.handed !== 'no');
     const sent = await this.sentEvents.of(handed.map((job) => job._id));
     return jobs.map((job) => {
       const record = sent.get(String(job._id));
@@ -298,24 +304,31 @@ export function summarizeReaped(reaped: { job: HeldJob; rule: LapseRule }[]): {
  * The e-mail queue's rules on the engine. A lapsed `email.send` that was handed to the transport may have
  * left before its worker died: handed to a transport without idempotency (SMTP) it ends `dead` ("outcome
  * unknown") rather than risk a duplicate; handed to one that drops a repeat of its key (the mark says
- * `handedRepeatable`) it is due again at once, the same key making the provider answer without sending
+ * handed `repeatable`) it is due again at once, the same key making the provider answer without sending
  * twice. One never handed is safe to send: back to `pending`. Either way, dead once its attempts are used up,
  * so a message that kills its workers does not loop. A batch plan only enqueues with idempotency keys, so it
  * is safe to run again and is due at once.
  */
-function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> {
+function emailQueueKind(
+  retention: JobRetention,
+  options: EmailWorkerOptions,
+): QueueKind<EmailJob, DueJob, JobOutcome> {
   return {
     name: 'email',
     types: EMAIL_JOB_TYPES,
-    typeOf: (job) => job.type as string,
-    typeField: 'type',
+    typeOf: (job) => job.type,
     dueField: 'scheduledAt',
-    claimableStatuses: CLAIMABLE_STATUSES,
+    statuses: EMAIL_KIND_STATUSES,
+    retry: {
+      maxAttempts: (job) => job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      // Read at each failure: a test may change the options.
+      backoff: () => options.backoff,
+      isPermanent: isPermanentSendError,
+    },
     dueSort: { priority: -1, scheduledAt: 1 },
-    dueProjection: { claimKey: 1, type: 1, priority: 1, 'payload.to': 1 },
+    dueProjection: { type: 1, priority: 1, 'payload.to': 1 },
     dueJobOf: (doc) => ({
       _id: doc._id as ObjectId,
-      claimKey: doc.claimKey as string,
       type: doc.type as EmailJobType,
       priority: doc.priority as number,
       to: (doc.payload as { to?: string } | undefined)?.to,
@@ -342,11 +355,14 @@ function emailQueueKind(retention: JobRetention): QueueKind<DueJob, JobOutcome> 
     heldProjection: { type: 1, campaignId: 1, maxAttempts: 1 },
     lapsed: (job) => {
       if (job.type === 'email.batch.plan') return { to: 'due', error: LAPSED_PLAN_ERROR };
-      if (job.handedAt && !job.handedRepeatable) return { to: 'dead', error: LAPSED_DELIVERY_ERROR };
+      if (job.handed === 'yes') return { to: 'dead', error: LAPSED_DELIVERY_ERROR };
       if (job.attempts >= ((job.maxAttempts as number | undefined) ?? DEFAULT_MAX_ATTEMPTS)) {
-        return { to: 'dead', error: job.handedAt ? LAPSED_LAST_REPEATABLE_ERROR : LAPSED_UNSENT_ERROR };
+        return {
+          to: 'dead',
+          error: job.handed === 'repeatable' ? LAPSED_LAST_REPEATABLE_ERROR : LAPSED_UNSENT_ERROR,
+        };
       }
-      if (job.handedAt) return { to: 'due', error: LAPSED_REPEATABLE_ERROR };
+      if (job.handed === 'repeatable') return { to: 'due', error: LAPSED_REPEATABLE_ERROR };
       return { to: 'pending', uncount: false };
     },
   };

@@ -49,8 +49,9 @@ export interface EnqueueOptions {
 }
 
 /**
- * Where the service stops a message before it reaches the queue (docs/decisions.md: limits on sizes); the recipient's
- * address follows the service's one address rule (`isSendableAddress`).
+ * Where the service stops a message before it reaches the queue
+ * (docs/decisions/data-retention-and-bounded-documents.md); the recipient's address follows the service's one
+ * address rule (`isSendableAddress`).
  */
 export const MESSAGE_LIMITS = {
   subject: 998,

@@ -3,9 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { AppConfig } from '../../config/env';
-import { retryDelayMs } from '../../queue/backoff';
 import { JobHandlers } from '../../queue/job-handlers';
 import { WorkerHeartbeat } from '../../queue/worker-heartbeat';
+import type { Finished } from '../../queue/lease-queue.store';
 import { PollingWorker, type RunSummary, type WorkerSettings } from '../../queue/polling-worker';
 import type { HeldJob, LapseRule } from '../../queue/queue-kind';
 import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
@@ -21,11 +21,9 @@ import {
   summarizeReaped,
 } from './email-job.store';
 import type { EmailJob } from './schemas/email-job.schema';
-import { isPermanentFailure } from './send-email.handler';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from './worker-options';
 
-const STATUSES = ['completed', 'failed', 'dead'] as const;
-export type WorkerRunSummary = RunSummary<(typeof STATUSES)[number]>;
+export type WorkerRunSummary = RunSummary<JobOutcome['status']>;
 
 /**
  * Sends what is due in the `email_jobs` queue, on the engine's polling worker (src/queue/): every
@@ -35,14 +33,7 @@ export type WorkerRunSummary = RunSummary<(typeof STATUSES)[number]>;
  * (SendEmailHandler) and `@JobHandler('email.batch.plan')` (BatchPlanHandler).
  */
 @Injectable()
-export class EmailWorker extends PollingWorker<
-  EmailJob,
-  DueJob,
-  JobOutcome,
-  (typeof STATUSES)[number],
-  EmailScan,
-  FinishedJob
-> {
+export class EmailWorker extends PollingWorker<EmailJob, DueJob, JobOutcome, EmailScan, FinishedJob> {
   /** Campaigns with a final outcome during the current run (hinted once more when it ends). */
   private readonly touched = new Set<string>();
 
@@ -56,7 +47,7 @@ export class EmailWorker extends PollingWorker<
     private readonly events: EventEmitter2,
     @Inject(EMAIL_WORKER_OPTIONS) private readonly options: EmailWorkerOptions,
   ) {
-    super(EmailWorker.name, store, handlers, scheduler, STATUSES, heartbeat);
+    super(EmailWorker.name, store, handlers, scheduler, heartbeat);
   }
 
   /** The run API the rest of the app and the tests know (the engine's `processDue`). */
@@ -85,12 +76,8 @@ export class EmailWorker extends PollingWorker<
     return super.prepareDue(due, scan);
   }
 
-  protected override finished(job: EmailJob, lockToken: string, outcome: JobOutcome): FinishedJob {
+  protected override recordOf(job: EmailJob): Omit<FinishedJob, keyof Finished<JobOutcome>> {
     return {
-      id: job._id,
-      attempts: job.attempts,
-      lockToken,
-      outcome,
       campaignId: job.campaignId,
       message: sentMessageOf(job),
       resentAfterUnknown: (job.unknownOutcomes ?? 0) > 0,
@@ -122,16 +109,6 @@ export class EmailWorker extends PollingWorker<
     const campaignIds = [...this.touched];
     this.touched.clear();
     this.campaignJobsFinished(campaignIds, true);
-  }
-
-  protected failure(job: EmailJob, error: unknown): JobOutcome {
-    const message = error instanceof Error ? error.message : String(error);
-    if (isPermanentFailure(error) || job.attempts >= job.maxAttempts) {
-      this.logger.warn(`E-mail job ${String(job._id)} is dead after ${job.attempts} attempt(s): ${message}`);
-      return { status: 'dead', error: message };
-    }
-    const retryAt = new Date(Date.now() + retryDelayMs(job.attempts, this.options.backoff));
-    return { status: 'failed', error: message, retryAt };
   }
 
   /**

@@ -6,7 +6,7 @@ import { SecretKeys } from '../../config/secret-keys';
 export type MessageSecrets = Record<string, string>;
 
 /**
- * Seals the secrets a queued message carries (docs/decisions.md, "Issue 24: secrets in jobs"): the
+ * Seals the secrets a queued message carries (docs/decisions/security-secrets-in-jobs.md): the
  * enqueuing module seals them into `EmailMessage.sealed` and the composer that renders the message opens
  * them when the worker sends it, so `email_jobs`, its backups and every job view hold only ciphertext.
  * AES-256-GCM with a key derived for this purpose alone; a tampered or foreign value fails to open rather

@@ -6,13 +6,8 @@ import { Model } from 'mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
 import { ContactEvents, type ContactErasedEvent } from '../../contacts/contact.events';
 import type { EmailMessage } from './email-message';
-import { JobRetention } from './job-retention';
-import {
-  CLAIMABLE_STATUSES,
-  EmailJob,
-  type EmailJobStatus,
-  type EmailJobType,
-} from './schemas/email-job.schema';
+import { EmailJobStore } from './email-job.store';
+import { EmailJob, type EmailJobStatus, type EmailJobType } from './schemas/email-job.schema';
 import { writeAll } from '../../common/database/bulk-writes';
 
 export const ERASED_RECIPIENT_ERROR = "Cancelled: the recipient's personal data was erased";
@@ -38,6 +33,10 @@ const KEPT_RESULT_FIELDS = ['messageId', 'provider', 'skipped', 'reason'] as con
 /** Rounds of the scrub: jobs enqueued to the address while it runs are caught by the next round. */
 const MAX_SCRUB_ROUNDS = 5;
 
+/** The 409 of an erasure while an e-mail to the person is in flight. */
+export const SENDING_TO_PERSON =
+  'An e-mail to this person is being sent right now; try the delete again in a minute';
+
 /**
  * The e-mail jobs addressed to one person: listed for a data export, and erased by a GDPR delete. Jobs
  * store the address lower-cased (EmailService), so both find them by exact match on the `payload.to` index.
@@ -46,7 +45,7 @@ const MAX_SCRUB_ROUNDS = 5;
 export class RecipientJobsService {
   constructor(
     @InjectModel(EmailJob.name) private readonly jobs: Model<EmailJob>,
-    private readonly retention: JobRetention,
+    private readonly store: EmailJobStore,
   ) {}
 
   private get collection() {
@@ -96,8 +95,8 @@ export class RecipientJobsService {
   }
 
   /**
-   * Cancels what is still to be sent to the address (`dead`, without its claim key, so a worker that
-   * scanned it already cannot claim it), then rewrites every job to it: the payload keeps only fields
+   * Cancels what is still to be sent to the address (the engine's cancel: `dead`, and no worker that
+   * scanned it already can claim it), then rewrites every job to it: the payload keeps only fields
    * without personal data, the address becomes `placeholder`, the result loses the SMTP recipient list
    * and the address leaves `lastError`. A job being sent right now (`processing`) cannot be rewritten
    * before its worker records the outcome, which may name the address: the erasure then stops with a 409
@@ -130,27 +129,12 @@ export class RecipientJobsService {
     }
     const inFlight = await this.collection.countDocuments({ 'payload.to': address });
     if (inFlight > 0) {
-      throw new ConflictException(
-        'An e-mail to this person is being sent right now; try the delete again in a minute',
-      );
+      throw new ConflictException(SENDING_TO_PERSON);
     }
   }
 
   private async cancelPending(address: string): Promise<void> {
-    const now = new Date();
-    await this.collection.updateMany(
-      { 'payload.to': address, status: { $in: [...CLAIMABLE_STATUSES] } },
-      {
-        $set: {
-          status: 'dead',
-          lastError: ERASED_RECIPIENT_ERROR,
-          completedAt: now,
-          expiresAt: this.retention.expiresAt(now),
-          updatedAt: now,
-        },
-        $unset: { claimKey: '' },
-      },
-    );
+    await this.store.cancel({ 'payload.to': address }, ERASED_RECIPIENT_ERROR);
   }
 
   /**
@@ -166,34 +150,21 @@ export class RecipientJobsService {
       )
       .toArray();
     const now = new Date();
-    const operations: AnyBulkWriteOperation[] = plans.flatMap((plan) => {
+    const emptied: ObjectId[] = [];
+    const operations: AnyBulkWriteOperation[] = plans.map((plan) => {
       const recipients = ((plan.payload as { recipients: { to: string }[] }).recipients ?? []).filter(
         (recipient) => recipient.to !== address,
       );
-      const leave: AnyBulkWriteOperation = {
+      if (recipients.length === 0) emptied.push(plan._id);
+      return {
         updateOne: {
           filter: { _id: plan._id },
           update: { $set: { 'payload.recipients': recipients, updatedAt: now } },
         },
       };
-      if (recipients.length > 0) return [leave];
-      const cancel: AnyBulkWriteOperation = {
-        updateOne: {
-          filter: { _id: plan._id, status: { $in: [...CLAIMABLE_STATUSES] } },
-          update: {
-            $set: {
-              status: 'dead',
-              lastError: ERASED_RECIPIENT_ERROR,
-              completedAt: now,
-              expiresAt: this.retention.expiresAt(now),
-            },
-            $unset: { claimKey: '' },
-          },
-        },
-      };
-      return [leave, cancel];
     });
     await writeAll(this.collection, operations);
+    if (emptied.length > 0) await this.store.cancel({ _id: { $in: emptied } }, ERASED_RECIPIENT_ERROR, now);
   }
 }
 

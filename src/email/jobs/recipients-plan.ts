@@ -3,7 +3,9 @@ import { isSendableAddress } from '../../common/validation/email-address';
 import type { BatchPlan } from './batch-plan';
 import type { EmailMessage } from './email-message';
 
-/** Recipients one inline `recipients` plan may carry; larger audiences need a planner that pages a collection. */
+/**
+ * Recipients one inline `recipients` plan may carry; larger audiences need a planner that pages a collection.
+ */
 export const MAX_INLINE_RECIPIENTS = 1_000;
 
 export interface Recipient {

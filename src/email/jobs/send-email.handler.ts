@@ -13,6 +13,7 @@ import {
 } from '../delivery/template-source';
 import { DependencyUnavailableError } from '../../queue/circuit';
 import { SendingIdentities } from '../../sender-domains/sending-identities';
+import { PermanentJobError } from '../../queue/retry-policy';
 import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
@@ -26,9 +27,6 @@ import {
 import type { EmailMessage } from './email-message';
 import type { JobOutcome } from './email-job.store';
 import type { EmailJob } from './schemas/email-job.schema';
-
-/** A failure that another attempt cannot fix (unknown template, a 5xx answer): the job goes `dead` at once. */
-export class PermanentDeliveryError extends Error {}
 
 /**
  * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
@@ -139,7 +137,7 @@ export class SendEmailHandler {
     }
     const template = await lookup;
     if (!template) {
-      throw new PermanentDeliveryError(
+      throw new PermanentJobError(
         `No active template "${message.template.name}" (${language}) for app ${appId ?? '(global)'}`,
       );
     }
@@ -149,7 +147,7 @@ export class SendEmailHandler {
         sender: template.sender,
       };
     } catch (error) {
-      throw new PermanentDeliveryError(
+      throw new PermanentJobError(
         `Template "${message.template.name}" failed to render: ${(error as Error).message}`,
       );
     }
@@ -159,30 +157,19 @@ export class SendEmailHandler {
     const composer = message.composer
       ? this.handlers.get<MessageComposerFn>(COMPOSERS, message.composer)
       : undefined;
-    if (!composer) throw new PermanentDeliveryError(`No message composer "${message.composer}"`);
+    if (!composer) throw new PermanentJobError(`No message composer "${message.composer}"`);
     let content: ComposedContent | null;
     try {
       content = await composer(message);
     } catch (error) {
       // A template that does not render (over its budget, a run-time error) will not render next time either.
       if (error instanceof TemplateProblem)
-        throw new PermanentDeliveryError(`The message failed to render: ${error.message}`);
+        throw new PermanentJobError(`The message failed to render: ${error.message}`);
       throw error;
     }
     if (!content) {
-      throw new PermanentDeliveryError(`The "${message.composer}" composer cannot compose this message`);
+      throw new PermanentJobError(`The "${message.composer}" composer cannot compose this message`);
     }
     return content;
   }
-}
-
-/**
- * SMTP 5xx answers are permanent (RFC 5321 §4.2.1); 4xx answers and network errors may pass later. A
- * transport's own error says so itself (`permanent`: an API's validation error).
- */
-export function isPermanentFailure(error: unknown): boolean {
-  if (error instanceof PermanentDeliveryError) return true;
-  if ((error as { permanent?: unknown } | null)?.permanent === true) return true;
-  const code = (error as { responseCode?: unknown } | null)?.responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
 }

@@ -17,6 +17,7 @@ import { Access } from '../../common/auth/roles';
 import { done, ok, page } from '../../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
@@ -33,7 +34,7 @@ import {
   ToggleEmailTemplateDto,
   UpdateEmailTemplateDto,
 } from './dto/email-template.dto';
-import { EmailTemplatesService } from './email-templates.service';
+import { DUPLICATE_TEMPLATE, EmailTemplatesService } from './email-templates.service';
 import { AcceptsBody, MAX_BODY_BYTES } from '../../common/http/body/body-policy';
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 
@@ -80,7 +81,8 @@ export class EmailTemplatesController {
     summary: 'Create a template (global when appId is null or omitted)',
   })
   @ApiOkEnvelope(EmailTemplateView)
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, DUPLICATE_TEMPLATE)
   async create(@Body() dto: CreateEmailTemplateDto) {
     return ok(toEmailTemplateView(await this.templates.create(dto)));
   }
@@ -98,7 +100,8 @@ export class EmailTemplatesController {
   @AcceptsBody({ maxBytes: MAX_BODY_BYTES })
   @ApiOperation({ operationId: 'replaceTemplate', summary: 'Replace a template (version + 1 unless sent)' })
   @ApiOkEnvelope(EmailTemplateView)
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, DUPLICATE_TEMPLATE)
   async replace(
     @Param('templateId') id: string,
     @Query() query: TemplateScopeQuery,
@@ -114,7 +117,8 @@ export class EmailTemplatesController {
     summary: 'Change the fields sent (version + 1 unless sent)',
   })
   @ApiOkEnvelope(EmailTemplateView)
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, DUPLICATE_TEMPLATE)
   async update(
     @Param('templateId') id: string,
     @Query() query: TemplateScopeQuery,
@@ -147,7 +151,8 @@ export class EmailTemplatesController {
     summary: 'Copy a template into the scope named by the body’s appId (global when null)',
   })
   @ApiOkEnvelope(EmailTemplateView)
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, DUPLICATE_TEMPLATE)
   async duplicate(@Param('templateId') id: string, @Body() dto: DuplicateEmailTemplateDto) {
     return ok(toEmailTemplateView(await this.templates.duplicate(id, dto)));
   }

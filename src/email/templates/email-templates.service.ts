@@ -27,6 +27,7 @@ import {
 import { SendingIdentities } from '../../sender-domains/sending-identities';
 import { TemplateProblem } from './template-limits';
 import { renderEmailTemplate, type RenderedEmail, validateTemplateSources } from './template-renderer';
+import { duplicateRecordMessage } from '../../common/http/all-exceptions.filter';
 
 const NOT_FOUND = 'Template not found';
 const COPY_SUFFIX = ' (copy)';
@@ -37,6 +38,9 @@ const defined = <T extends object>(value: T): Partial<T> =>
 
 const senderOf = (sender: TemplateSenderDto): TemplateSender =>
   sender.name === undefined ? { email: sender.email } : { name: sender.name, email: sender.email };
+
+/** The 409 of a write to a scope, name and language already taken (the unique index's fields). */
+export const DUPLICATE_TEMPLATE = duplicateRecordMessage(['appId', 'name', 'language']);
 
 /**
  * E-mail templates, global (`appId: null`) or of one app, one per scope, name and language. Every lookup by

@@ -34,7 +34,9 @@ export class FieldProblem extends Error {
   }
 }
 
-/** An isolated environment without `log`, the one built-in helper with a side effect (it writes to stdout). */
+/**
+ * An isolated environment without `log`, the one built-in helper with a side effect (it writes to stdout).
+ */
 const engine = Handlebars.create();
 engine.unregisterHelper('log');
 /** Handlebars also logs by itself (e.g. a refused `constructor` read): nothing from a template is logged. */
@@ -52,7 +54,9 @@ const optionsOf = (mode: TemplateMode): CompileOptions => ({
   noEscape: mode !== 'html',
 });
 
-/** Statements refused anywhere in a template: partials and decorators (`{{> p}}`, `{{#> p}}`, `{{#*inline}}`). */
+/**
+ * Statements refused anywhere in a template: partials and decorators (`{{> p}}`, `{{#> p}}`, `{{#*inline}}`).
+ */
 const REFUSED: Record<string, string> = {
   PartialStatement: 'partials ({{> name}}) are not supported',
   PartialBlockStatement: 'partial blocks ({{#> name}}) are not supported',
@@ -78,7 +82,9 @@ function assertSupported(field: string, program: hbs.AST.Program): void {
   }
 }
 
-/** Headings and table headers keep their case: upper-casing would turn `{{firstName}}` into `{{FIRSTNAME}}`. */
+/**
+ * Headings and table headers keep their case: upper-casing would turn `{{firstName}}` into `{{FIRSTNAME}}`.
+ */
 const HTML_TO_TEXT = {
   wordwrap: 78,
   // Deeper elements are cut (with `...`): the converter recurses; 20,000 nested tags overflowed the stack.

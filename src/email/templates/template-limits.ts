@@ -1,5 +1,5 @@
 /**
- * What a template may cost (docs/decisions.md "Issue 33: template cost bounded by construction"). The
+ * What a template may cost (docs/decisions/security-template-sandbox.md). The
  * length is checked where a template is saved; the rest is enforced by the template workers
  * (template-sandbox.ts) whatever the template says: a compile and render that runs past `renderMs` is
  * stopped (the worker is terminated), one that needs more than `heapMb` dies in its worker, and a rendered

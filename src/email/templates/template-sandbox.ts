@@ -6,7 +6,7 @@ import type { WorkerRequest } from './template-worker';
 
 /**
  * Where templates are compiled and rendered: a few worker threads, never the event loop that answers
- * requests (docs/decisions.md "Issue 33: template cost bounded by construction"). Each worker has a V8 heap
+ * requests (docs/decisions/security-template-sandbox.md). Each worker has a V8 heap
  * of `TEMPLATE_LIMITS.heapMb` and each call a deadline of `renderMs`, after which the worker is terminated
  * and replaced; so whatever a template says, one render costs at most that time on a worker and that heap.
  * Renders of the same template asked for in one turn of the event loop go to a worker as one batch (up to

@@ -48,6 +48,35 @@ export class ContactEmailEvents {
     }));
   }
 
+  /**
+   * Which of `contactIds` had a human (not automated) event of `type` from this app's mail since `since`
+   * (ever, within the events' retention, when null): a segment's engagement filter, one query per batch
+   * of people, served by the `{contactId, appId, type, automated, createdAt}` index.
+   */
+  async engagedAmong(
+    contactIds: string[],
+    appId: string,
+    type: 'opened' | 'clicked',
+    since: Date | null,
+  ): Promise<Set<string>> {
+    if (contactIds.length === 0) return new Set();
+    const found = await this.events
+      .aggregate<{ _id: string }>([
+        {
+          $match: {
+            contactId: { $in: contactIds },
+            appId,
+            type,
+            automated: false,
+            ...(since ? { createdAt: { $gte: since } } : {}),
+          },
+        },
+        { $group: { _id: '$contactId' } },
+      ])
+      .exec();
+    return new Set(found.map((row) => row._id));
+  }
+
   @OnEvent(ContactEvents.Erased, { suppressErrors: false })
   async onContactErased({ contactId }: ContactErasedEvent): Promise<void> {
     await this.events.updateMany({ contactId }, { $set: { userAgent: null } }).exec();

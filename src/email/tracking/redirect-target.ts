@@ -1,4 +1,6 @@
-/** What a `Location` header can carry as it is: visible ASCII only (no space, no control, no other script). */
+/**
+ * What a `Location` header can carry as it is: visible ASCII only (no space, no control, no other script).
+ */
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
 /**

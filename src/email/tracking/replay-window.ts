@@ -3,7 +3,7 @@ import type { EmailEvent } from './schemas/email-event.schema';
 import { TRACKING_LIMITS, type TrackingLimits } from './tracking-limits';
 
 /**
- * The first filter of tracking replays (docs/decisions.md, "Issue 24: tracking replays"): an open or a click
+ * The first filter of tracking replays (docs/decisions/security-tracking-replays.md): an open or a click
  * seen again within the window is not an event, decided by one lookup in memory. Entries live in a Map in
  * the order they were last taken, so the oldest are at its front: lapsed ones are dropped from there as new
  * ones come, and at the hard cap the oldest goes even if its window is still open (a flood of distinct

@@ -20,7 +20,7 @@ function cappedType(event: Event): CappedType | null {
 }
 
 /**
- * The per-message cap on open and click events (docs/decisions.md, "Issue 24: tracking replays"), enforced
+ * The per-message cap on open and click events (docs/decisions/security-tracking-replays.md), enforced
  * in the database when a batch is written, so it holds whatever the number of instances: each event takes
  * one slot of its message with a conditional upsert (`opened` below the cap, one unordered bulk write per
  * batch).

@@ -39,7 +39,7 @@ function withId(event: TrackingEvent): BufferedEvent {
  * (one insert, then the analytics counters) every second, when a batch fills, and at shutdown (nothing
  * buffered is lost on SIGTERM).
  *
- * Replays are not events (docs/decisions.md, "Issue 24: tracking replays"): an open or click repeated
+ * Replays are not events (docs/decisions/security-tracking-replays.md): an open or click repeated
  * within the replay window never enters the buffer (ReplayWindow, a lookup in memory), and when a batch is
  * written, opens and clicks beyond their message's cap are left out (TrackedMessages, in the database).
  */

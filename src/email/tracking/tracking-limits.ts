@@ -1,5 +1,5 @@
 /**
- * How much one message's opens and clicks may cost (docs/decisions.md, "Issue 24: tracking replays"): fixed
+ * How much one message's opens and clicks may cost (docs/decisions/security-tracking-replays.md): fixed
  * numbers, not settings (an operator has no reason to tune them), provided as a value so a test can shorten
  * the replay window.
  */

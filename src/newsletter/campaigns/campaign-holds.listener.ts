@@ -7,6 +7,9 @@ import { EmailService } from '../../email/email.service';
 import { CampaignsService } from './campaigns.service';
 import { Campaign } from './schemas/campaign.schema';
 
+/** The 409 of resuming a campaign the complaint guard did not hold. */
+export const NOT_HELD = 'The campaign is not held';
+
 /**
  * A campaign held by the e-mail engine's complaint guard: the campaign shows why (`heldReason`, `heldAt`;
  * its status stays `sending`), and an admin resumes it, which queues the held messages again. The guard
@@ -30,7 +33,7 @@ export class CampaignHoldsListener {
 
   async resume(appId: string, id: string): Promise<{ released: number; campaign: Campaign }> {
     const campaign = await this.service.get(appId, id);
-    if (!campaign.heldReason) throw new ConflictException('The campaign is not held');
+    if (!campaign.heldReason) throw new ConflictException(NOT_HELD);
     const released = await this.email.releaseCampaign(String(campaign._id));
     const resumed = await this.campaigns
       .findOneAndUpdate(

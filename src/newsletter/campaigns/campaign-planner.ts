@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
 import { isSendableAddress } from '../../common/validation/email-address';
-import { ContactsService, type AudienceMember } from '../../contacts/contacts.service';
+import type { AudienceMember } from '../../contacts/contacts.service';
 import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
 import { EmailService } from '../../email/email.service';
 import type { BatchPlan } from '../../email/jobs/batch-plan';
 import { ClickTargetSource, PlanHandler, type PlanOutcome } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { SuppressionService } from '../../email/suppression/suppression.service';
+import { type MemberBatch, SegmentMembers } from '../segments/segment-members';
 import { CAMPAIGN_COMPOSER, type CampaignMessageVariables } from './campaign-composer';
 import { Campaign } from './schemas/campaign.schema';
 
@@ -22,22 +23,23 @@ export interface CampaignPlan extends BatchPlan {
 }
 
 /**
- * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience in `_id` order
- * with one database cursor, PLAN_BATCH_SIZE people at a time: records people whose stored address breaks the
+ * Fans a campaign out (the `campaign` kind of `email.batch.plan` jobs). It walks the audience (its segment,
+ * less who dropped its topic) in `_id` order with one database cursor, PLAN_BATCH_SIZE people at a time:
+ * records people whose stored address breaks the
  * address rule as skipped (`EmailService.recordSkipped`: a finished job each, counted as `failed`), skips
- * suppressed addresses (one query per batch), queues each person's message (address, variables, unsubscribe link: `CampaignComposer` renders
- * it with its tracking links when it is sent) with idempotency keys `campaign:<id>:<person>` in one insert
- * per batch, then checkpoints the last `_id` on the campaign, only once the batch's insert was
- * acknowledged (an insert whose outcome is unknown throws: bulk-writes.ts). A plan that dies or fails is run
- * again by the engine and resumes after the checkpoint: the batch in flight is queued again, and its keys
- * turn it into no new message (no duplicate, no gap). The campaign's figures are counted from the queue (`CampaignProgress`),
- * so they are exact whatever happened in between.
+ * suppressed addresses (one query per batch), queues each person's message (address, variables, unsubscribe
+ * link: `CampaignComposer` renders it with its tracking links when it is sent) with idempotency keys
+ * `campaign:<id>:<person>` in one insert per batch, then checkpoints the last `_id` on the campaign, only
+ * once the batch's insert was acknowledged (an insert whose outcome is unknown throws: bulk-writes.ts). A
+ * plan that dies or fails is run again by the engine and resumes after the checkpoint: the batch in flight is
+ * queued again, and its keys turn it into no new message (no duplicate, no gap). The campaign's figures are
+ * counted from the queue (`CampaignProgress`), so they are exact whatever happened in between.
  */
 @Injectable()
 export class CampaignPlanner {
   constructor(
     @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
-    private readonly contacts: ContactsService,
+    private readonly members: SegmentMembers,
     private readonly suppression: SuppressionService,
     private readonly email: EmailService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
@@ -50,9 +52,8 @@ export class CampaignPlanner {
     const campaign = await this.campaigns.findById(plan.campaignId).lean<Campaign>().exec();
     if (!campaign || campaign.status !== 'sending') return outcome;
     const campaignId = String(campaign._id);
-    const audience = this.contacts.audience(campaign.appId, campaign.planCursor, PLAN_BATCH_SIZE);
     const keyOf = (person: AudienceMember) => `campaign:${campaignId}:${person._id}`;
-    for await (const people of audience) {
+    for await (const { people, cursor } of this.audienceOf(campaign)) {
       // Addresses stored before the address rule: recorded as skipped, so one of them cannot fail the batch.
       const unsendable = people.filter((person) => !isSendableAddress(person.email));
       const sendable = people.filter((person) => isSendableAddress(person.email));
@@ -74,7 +75,7 @@ export class CampaignPlanner {
         })),
       );
       if (skips.length > 0) outcome.skipped = (outcome.skipped ?? 0) + skips.length;
-      await this.checkpoint(campaignId, people[people.length - 1]._id);
+      await this.checkpoint(campaignId, cursor);
     }
     // Informational: the campaign completes once the plan job itself is recorded `completed` (the recount
     // reads that from the queue, after this returns).
@@ -82,6 +83,18 @@ export class CampaignPlanner {
       .updateOne({ _id: campaign._id, status: 'sending' }, { $set: { planned: true } })
       .exec();
     return outcome;
+  }
+
+  /**
+   * The campaign's recipients after its checkpoint: its segment's members as the filter was when it started
+   * (every active subscriber without one), less the people who dropped its topic. A segment of people who
+   * are not active subscribers reaches no one: campaigns go to active subscriptions only.
+   */
+  private async *audienceOf(campaign: Campaign): AsyncGenerator<MemberBatch> {
+    const filter = campaign.audience ?? {};
+    if (filter.status && filter.status !== 'active') return;
+    const topic = campaign.topic ? { keepsTopics: [campaign.topic] } : {};
+    yield* this.members.batches(campaign.appId, filter, campaign.planCursor, PLAN_BATCH_SIZE, topic);
   }
 
   /** Records that every person up to `cursor` has a queued message. */
@@ -108,7 +121,12 @@ export class CampaignPlanner {
       variables,
       // Adds List-Unsubscribe and the RFC 8058 one-click header (POST /unsubscribe/{token}); also the
       // template's {{unsubscribeUrl}}.
-      unsubscribeUrl: this.unsubscribeLinks.url({ contactId: person._id, appId: campaign.appId }),
+      // The campaign's topic in the link: the one-click POST drops that topic only.
+      unsubscribeUrl: this.unsubscribeLinks.url({
+        contactId: person._id,
+        appId: campaign.appId,
+        ...(campaign.topic ? { topic: campaign.topic } : {}),
+      }),
     };
   }
 

@@ -76,11 +76,11 @@ const MARKS = new RegExp(`${MARK_OPEN}(\\d+|p)${MARK_CLOSE}`, 'g');
 const markOf = (slot: number | 'p') => `${MARK_OPEN}${slot}${MARK_CLOSE}`;
 
 /**
- * A campaign rendered per person in the template workers (docs/decisions.md, "Issue 15: campaigns, fan-out
- * and tracking"; "Issue 33: template cost bounded by construction"). When tracked, each trackable link of
- * the HTML becomes a marker filled with the person's tracking URL after rendering, and the open pixel is
- * appended, so the link table (`links`) is the same for every message. The text part keeps the original
- * URLs (no tracking: a text link is copied, not clicked through a redirect).
+ * A campaign rendered per person in the template workers (docs/decisions/campaigns-fan-out-and-tracking.md,
+ * docs/decisions/security-template-sandbox.md). When tracked, each trackable link of the HTML becomes a
+ * marker filled with the person's tracking URL after rendering, and the open pixel is appended, so the link
+ * table (`links`) is the same for every message. The text part keeps the original URLs (no tracking: a text
+ * link is copied, not clicked through a redirect).
  */
 export class CampaignRenderer {
   private constructor(

@@ -9,7 +9,7 @@ export const OUTSIDE_TESTS_WINDOW_MS = 60 * 60_000;
 const THROTTLER_NAME = 'campaign-test-outside';
 
 /**
- * Who a campaign's test copy may go to (docs/decisions.md "Issue 24: template cost and test copies"): any
+ * Who a campaign's test copy may go to (docs/decisions/security-template-cost-and-test-copies.md): any
  * active user of this service (the people who proof drafts) without a count; any other address within a
  * small budget per sending user, counted in the throttler's storage so it holds across instances once that
  * storage is shared (REDIS_URL). Without it `test` relays any HTML to any address.

@@ -18,6 +18,7 @@ import { AcceptsBody, CONTENT_BODY_BYTES } from '../../common/http/body/body-pol
 import { done, ok, page } from '../../common/http/envelope';
 import {
   ApiDoneEnvelope,
+  ApiErrorMessage,
   ApiErrors,
   ApiOkEnvelope,
   ApiPageEnvelope,
@@ -25,7 +26,14 @@ import {
 import { NothingToUpdatePipe } from '../../common/validation/nothing-to-update.pipe';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { OUTSIDE_TESTS_PER_WINDOW } from './campaign-test-recipients';
-import { CampaignsService } from './campaigns.service';
+import {
+  ALREADY_SENT,
+  CampaignsService,
+  NOT_A_DRAFT,
+  NOT_A_DRAFT_TEST,
+  NOT_SCHEDULED,
+  SCHEDULED,
+} from './campaigns.service';
 import {
   CampaignResumeView,
   CampaignSendView,
@@ -33,10 +41,12 @@ import {
   CampaignView,
   CreateCampaignDto,
   ListCampaignsQuery,
+  ScheduleCampaignDto,
   TestCampaignDto,
   toCampaignView,
   UpdateCampaignDto,
 } from './dto/campaign.dto';
+import { NOT_HELD } from './campaign-holds.listener';
 
 @ApiTags('Newsletter')
 @Controller('admin/:appId/newsletter/campaigns')
@@ -79,7 +89,8 @@ export class CampaignsController {
   @AcceptsBody({ maxBytes: CONTENT_BODY_BYTES })
   @ApiOperation({ operationId: 'updateCampaign', summary: 'Edit a draft campaign (409 once sent)' })
   @ApiOkEnvelope(CampaignView)
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_A_DRAFT)
   async update(
     @Param('appId') appId: string,
     @Param('id') id: string,
@@ -91,7 +102,8 @@ export class CampaignsController {
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteCampaign', summary: 'Delete a draft campaign (409 once sent)' })
   @ApiDoneEnvelope('Campaign deleted')
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_A_DRAFT)
   async remove(@Param('appId') appId: string, @Param('id') id: string) {
     await this.campaigns.remove(appId, id);
     return done('Campaign deleted');
@@ -101,12 +113,43 @@ export class CampaignsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     operationId: 'sendCampaign',
-    summary: 'Send a draft to the app’s subscribers (queues a batch plan; 409 if not a draft)',
+    summary: 'Send a draft to its audience now (queues a batch plan; 409 if not a draft)',
   })
   @ApiOkEnvelope(CampaignSendView, { message: 'Campaign is being sent' })
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, ALREADY_SENT)
   async send(@Param('appId') appId: string, @Param('id') id: string) {
     return ok(await this.campaigns.send(appId, id), 'Campaign is being sent');
+  }
+
+  @Post(':id/schedule')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'scheduleCampaign',
+    summary: 'Schedule a draft to be sent at `sendAt` (409 if not a draft)',
+    description:
+      'Status `scheduled`, `scheduledFor` = `sendAt` (in the future, at most a year ahead); it starts then, ' +
+      'give or take the worker interval, on exactly one instance; it cannot be edited until unscheduled.',
+  })
+  @ApiOkEnvelope(CampaignView, { message: 'Campaign scheduled' })
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, SCHEDULED)
+  async schedule(@Param('appId') appId: string, @Param('id') id: string, @Body() dto: ScheduleCampaignDto) {
+    const scheduled = await this.campaigns.schedule(appId, id, new Date(dto.sendAt));
+    return ok(toCampaignView(scheduled), 'Campaign scheduled');
+  }
+
+  @Post(':id/unschedule')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'unscheduleCampaign',
+    summary: 'Take a scheduled campaign back to draft (409 if not scheduled, or already started)',
+  })
+  @ApiOkEnvelope(CampaignView, { message: 'Campaign unscheduled' })
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_SCHEDULED)
+  async unschedule(@Param('appId') appId: string, @Param('id') id: string) {
+    return ok(toCampaignView(await this.campaigns.unschedule(appId, id)), 'Campaign unscheduled');
   }
 
   @Post(':id/test')
@@ -120,7 +163,8 @@ export class CampaignsController {
       '`List-Unsubscribe` headers, like the campaign’s own messages.',
   })
   @ApiOkEnvelope(CampaignTestView, { message: 'Test e-mail queued for ada@example.com' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_A_DRAFT_TEST)
   async test(
     @Param('appId') appId: string,
     @Param('id') id: string,
@@ -142,7 +186,8 @@ export class CampaignsController {
     summary: 'Resume a campaign held by the complaint guard: its held messages are queued again',
   })
   @ApiOkEnvelope(CampaignResumeView, { message: 'Campaign resumed' })
-  @ApiErrors(HttpStatus.NOT_FOUND, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  @ApiErrorMessage(HttpStatus.CONFLICT, NOT_HELD)
   async resume(@Param('appId') appId: string, @Param('id') id: string) {
     const { released, campaign } = await this.holds.resume(appId, id);
     return ok({ released, campaign: toCampaignView(campaign) }, 'Campaign resumed');

@@ -6,6 +6,8 @@ import { EmailModule } from '../../email/email.module';
 import { CampaignComposer } from './campaign-composer';
 import { CampaignHoldsListener } from './campaign-holds.listener';
 import { CampaignPlanner } from './campaign-planner';
+import { CampaignScheduler } from './campaign-scheduler';
+import { SegmentsModule } from '../segments/segments.module';
 import { CampaignTestRecipients } from './campaign-test-recipients';
 import { CampaignProgress } from './campaign-progress';
 import { NewsletterTemplatesModule } from '../templates/newsletter-templates.module';
@@ -17,7 +19,8 @@ import { Campaign, CampaignSchema } from './schemas/campaign.schema';
 import { UsersModule } from '../../users/users.module';
 
 /**
- * Newsletter campaigns (docs/architecture.md "Campaigns"): the admin routes, the `campaign` batch planner,
+ * Newsletter campaigns (docs/architecture.md "Campaigns"): the admin routes, the scheduler of scheduled
+ * sends, the `campaign` batch planner (over the segments' member walk),
  * the `campaign` message composer and the link tables click tracking redirects to, all registered with the
  * e-mail engine at start-up.
  */
@@ -28,6 +31,7 @@ import { UsersModule } from '../../users/users.module';
     ContactsModule,
     EmailModule,
     NewsletterTemplatesModule,
+    SegmentsModule,
     UsersModule,
   ],
   controllers: [CampaignsController],
@@ -37,6 +41,7 @@ import { UsersModule } from '../../users/users.module';
     CampaignComposer,
     CampaignHoldsListener,
     CampaignProgress,
+    CampaignScheduler,
     CampaignTestRecipients,
     { provide: CAMPAIGN_TEMPLATE_SOURCE, useExisting: NewsletterTemplatesService },
   ],

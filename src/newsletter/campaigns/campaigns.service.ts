@@ -1,6 +1,6 @@
-import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
+import { Model, trusted } from 'mongoose';
 import { AppsService } from '../../apps/apps.service';
 import type { Pagination } from '../../common/http/envelope';
 import { findPage } from '../../common/pagination/pagination';
@@ -12,12 +12,25 @@ import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
 import { TemplateProblem } from '../../email/templates/template-limits';
 import { type CampaignContent, CampaignRenderer, templateProblem } from './campaign-renderer';
 import { CampaignTestRecipients } from './campaign-test-recipients';
-import type { CreateCampaignDto, ListCampaignsQuery, UpdateCampaignDto } from './dto/campaign.dto';
+import { NewsletterTopicsService } from '../../contacts/topics/newsletter-topics.service';
+import { SegmentsService } from '../segments/segments.service';
+import {
+  type CreateCampaignDto,
+  type ListCampaignsQuery,
+  SCHEDULE_MAX_AHEAD_MS,
+  type UpdateCampaignDto,
+} from './dto/campaign.dto';
 import { Campaign } from './schemas/campaign.schema';
 
 const NOT_FOUND = 'Campaign not found';
-const NOT_A_DRAFT = 'Only a draft campaign can be changed, deleted or sent';
-const NOT_A_DRAFT_TEST = 'Only a draft campaign can be sent as a test';
+export const NOT_A_DRAFT = 'Only a draft campaign can be changed, deleted or sent';
+export const ALREADY_SENT = 'The campaign has been sent already';
+export const NOT_A_DRAFT_TEST = 'Only a draft campaign can be sent as a test';
+export const SCHEDULED = 'The campaign is scheduled: unschedule it first';
+export const NOT_SCHEDULED = 'The campaign is not scheduled';
+const SEGMENT_GONE = 'segmentId: the campaign’s segment no longer exists';
+/** What a new campaign's figures and plan start from. */
+const FRESH_PLAN = { stats: { total: 0, sent: 0, failed: 0 }, planCursor: null, planned: false };
 /** Test copies go before campaign mail in the queue (transactional). */
 const TEST_PRIORITY = 10;
 
@@ -28,6 +41,8 @@ const TEST_PRIORITY = 10;
  */
 @Injectable()
 export class CampaignsService {
+  private readonly logger = new Logger(CampaignsService.name);
+
   constructor(
     @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
     private readonly apps: AppsService,
@@ -36,6 +51,8 @@ export class CampaignsService {
     private readonly testRecipients: CampaignTestRecipients,
     private readonly contacts: ContactsService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
+    private readonly segments: SegmentsService,
+    private readonly topics: NewsletterTopicsService,
   ) {}
 
   async list(
@@ -56,7 +73,15 @@ export class CampaignsService {
     await this.apps.requireApp(appId);
     const content = await this.withTemplate(appId, dto);
     await assertCompiles(content);
-    const created = await this.campaigns.create({ ...content, appId, createdBy, status: 'draft' });
+    await this.checkAudience(appId, dto);
+    const created = await this.campaigns.create({
+      ...content,
+      segmentId: dto.segmentId ?? null,
+      topic: dto.topic ?? null,
+      appId,
+      createdBy,
+      status: 'draft',
+    });
     return created.toObject<Campaign>();
   }
 
@@ -66,8 +91,10 @@ export class CampaignsService {
   }
 
   async update(appId: string, id: string, dto: UpdateCampaignDto): Promise<Campaign> {
-    await this.get(appId, id);
+    const current = await this.get(appId, id);
+    if (current.status === 'scheduled') throw new ConflictException(SCHEDULED);
     await assertCompiles(dto);
+    await this.checkAudience(appId, dto);
     const updated = await this.campaigns
       .findOneAndUpdate(
         { _id: id, appId, status: 'draft' },
@@ -81,46 +108,78 @@ export class CampaignsService {
   }
 
   async remove(appId: string, id: string): Promise<void> {
-    await this.get(appId, id);
+    const current = await this.get(appId, id);
+    if (current.status === 'scheduled') throw new ConflictException(SCHEDULED);
     const result = await this.campaigns.deleteOne({ _id: id, appId, status: 'draft' }).exec();
     if (result.deletedCount === 0) throw new ConflictException(NOT_A_DRAFT);
   }
 
   /**
-   * `draft` → `sending` in one conditional update (of two concurrent sends, one wins; the other is a 409),
-   * which also fixes the link table; then the plan job is queued. Should queuing fail, the campaign goes
-   * back to `draft` so it can be sent again.
+   * `draft` → `scheduled` for `sendAt` (in the future, at most a year ahead), fixing the link table as a send
+   * does: the content cannot change until it is unscheduled. CampaignScheduler starts it when its time comes.
    */
-  async send(appId: string, id: string): Promise<{ status: 'sending'; jobId: string }> {
+  async schedule(appId: string, id: string, sendAt: Date): Promise<Campaign> {
+    const now = Date.now();
+    if (sendAt.getTime() <= now) throw new BadRequestException('sendAt must be in the future');
+    if (sendAt.getTime() > now + SCHEDULE_MAX_AHEAD_MS) {
+      throw new BadRequestException('sendAt must be at most a year ahead');
+    }
     const draft = await this.get(appId, id);
-    // Content saved before the template limits existed is checked here, before anything is queued.
+    if (draft.status === 'scheduled') throw new ConflictException(SCHEDULED);
     const { links } = await rendererOf(draft, true);
-    const sending = await this.campaigns
+    if (draft.segmentId && !(await this.segments.filterOf(appId, draft.segmentId))) {
+      throw new BadRequestException(SEGMENT_GONE);
+    }
+    const scheduled = await this.campaigns
       .findOneAndUpdate(
         { _id: draft._id, appId, status: 'draft' },
-        {
-          $set: {
-            status: 'sending',
-            sentAt: new Date(),
-            links,
-            stats: { total: 0, sent: 0, failed: 0 },
-            planCursor: null,
-            planned: false,
-          },
-        },
+        { $set: { status: 'scheduled', sendAt, links } },
         { returnDocument: 'after' },
       )
       .lean<Campaign>()
       .exec();
-    if (!sending) throw new ConflictException('The campaign has been sent already');
-    const campaignId = String(draft._id);
+    if (!scheduled) throw new ConflictException(NOT_A_DRAFT);
+    return scheduled;
+  }
+
+  /** `scheduled` → `draft`: 409 once the scheduler has started it (or when it was never scheduled). */
+  async unschedule(appId: string, id: string): Promise<Campaign> {
+    await this.get(appId, id);
+    const draft = await this.campaigns
+      .findOneAndUpdate(
+        { _id: id, appId, status: 'scheduled' },
+        { $set: { status: 'draft', sendAt: null, links: [] } },
+        { returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    if (!draft) throw new ConflictException(NOT_SCHEDULED);
+    return draft;
+  }
+
+  /**
+   * `draft` → `sending` in one conditional update (of two concurrent sends, one wins; the other is a 409),
+   * which also fixes the link table and the segment's filter; then the plan job is queued. Should queuing
+   * fail, the campaign goes back to `draft` so it can be sent again.
+   */
+  async send(appId: string, id: string): Promise<{ status: 'sending'; jobId: string }> {
+    const draft = await this.get(appId, id);
+    if (draft.status === 'scheduled') throw new ConflictException(SCHEDULED);
+    // Content saved before the template limits existed is checked here, before anything is queued.
+    const { links } = await rendererOf(draft, true);
+    const audience = draft.segmentId ? await this.segments.filterOf(appId, draft.segmentId) : null;
+    if (draft.segmentId && !audience) throw new BadRequestException(SEGMENT_GONE);
+    const sending = await this.campaigns
+      .findOneAndUpdate(
+        { _id: draft._id, appId, status: 'draft' },
+        { $set: { status: 'sending', sentAt: new Date(), links, audience, ...FRESH_PLAN } },
+        { returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    if (!sending) throw new ConflictException(ALREADY_SENT);
     try {
-      const job = await this.email.enqueueBatchPlan(
-        { kind: 'campaign', appId, campaignId },
-        { idempotencyKey: `campaign:${campaignId}:plan` },
-      );
-      await this.campaigns.updateOne({ _id: draft._id }, { $set: { planJobId: job.id } }).exec();
-      return { status: 'sending', jobId: job.id };
+      return { status: 'sending', jobId: await this.queuePlan(sending) };
     } catch (error) {
       await this.campaigns
         .updateOne({ _id: draft._id, status: 'sending' }, { $set: { status: 'draft', sentAt: null } })
@@ -130,11 +189,74 @@ export class CampaignsService {
   }
 
   /**
+   * Starts one scheduled campaign whose time has come, if there is one: `scheduled` → `sending` in one
+   * conditional update, so of all the instances whose schedulers look at once, exactly one claims it.
+   * Null when none is due.
+   */
+  async startDue(now: Date): Promise<string | null> {
+    const claimed = await this.campaigns
+      .findOneAndUpdate(
+        { status: 'scheduled', sendAt: trusted({ $lte: now }) },
+        { $set: { status: 'sending', sentAt: now, ...FRESH_PLAN } },
+        { sort: { sendAt: 1 }, returnDocument: 'after' },
+      )
+      .lean<Campaign>()
+      .exec();
+    if (!claimed) return null;
+    await this.launch(claimed);
+    return String(claimed._id);
+  }
+
+  /**
+   * Started campaigns whose plan job was never queued because their process stopped in between (claimed
+   * before `before`): queued now. The plan job's idempotency key makes a second queuing a no-op.
+   */
+  async relaunchStranded(before: Date, limit: number): Promise<number> {
+    const stranded = await this.campaigns
+      .find({ status: 'sending', planJobId: null, sentAt: trusted({ $lte: before }) })
+      .limit(limit)
+      .lean<Campaign[]>()
+      .exec();
+    for (const campaign of stranded) await this.launch(campaign);
+    return stranded.length;
+  }
+
+  /** A claimed campaign: its segment's filter fixed, then its plan queued (failed if the segment is gone). */
+  private async launch(campaign: Campaign): Promise<void> {
+    const audience = campaign.segmentId
+      ? await this.segments.filterOf(campaign.appId, campaign.segmentId)
+      : null;
+    if (campaign.segmentId && !audience) {
+      this.logger.warn(`Campaign ${String(campaign._id)} of app ${campaign.appId}: segment gone, not sent`);
+      await this.campaigns
+        .updateOne(
+          { _id: campaign._id, status: 'sending' },
+          { $set: { status: 'failed', completedAt: new Date() } },
+        )
+        .exec();
+      return;
+    }
+    await this.campaigns.updateOne({ _id: campaign._id }, { $set: { audience } }).exec();
+    await this.queuePlan(campaign);
+  }
+
+  private async queuePlan(campaign: Campaign): Promise<string> {
+    const campaignId = String(campaign._id);
+    const job = await this.email.enqueueBatchPlan(
+      { kind: 'campaign', appId: campaign.appId, campaignId },
+      { idempotencyKey: `campaign:${campaignId}:plan` },
+    );
+    await this.campaigns.updateOne({ _id: campaign._id }, { $set: { planJobId: job.id } }).exec();
+    return job.id;
+  }
+
+  /**
    * One copy of a draft to `email`, subject marked as a test: to a user of this service, or within the
-   * sender's small budget for other addresses (CampaignTestRecipients). Sent like a campaign message
-   * (the recipient's unsubscribe link in `{{unsubscribeUrl}}` and in the `List-Unsubscribe` headers) but
-   * transactional (suppression only, docs/decisions.md "People, joinlist and unsubscribe"), without tracking, and not in the statistics.
-   * Only a draft: once sent, its content is fixed and a copy proofs nothing.
+   * sender's small budget for other addresses (CampaignTestRecipients). Sent like a campaign message (the
+   * recipient's unsubscribe link in `{{unsubscribeUrl}}` and in the `List-Unsubscribe` headers) but
+   * transactional (suppression only, docs/decisions/campaigns-people-joinlist-unsubscribe.md), without
+   * tracking, and not in the statistics. Only a draft: once sent, its content is fixed and a copy proofs
+   * nothing.
    */
   async test(appId: string, id: string, email: string, userId: string): Promise<{ jobId: string }> {
     const campaign = await this.get(appId, id);
@@ -143,7 +265,11 @@ export class CampaignsService {
     const renderer = await rendererOf(campaign, false);
     await this.testRecipients.admit(userId, email);
     const contact = await this.contacts.findOrCreate(email);
-    const unsubscribeUrl = this.unsubscribeLinks.url({ contactId: String(contact._id), appId });
+    const unsubscribeUrl = this.unsubscribeLinks.url({
+      contactId: String(contact._id),
+      appId,
+      ...(campaign.topic ? { topic: campaign.topic } : {}),
+    });
     const rendered = await renderer.render({ firstName: null, lastName: null, email, unsubscribeUrl });
     const job = await this.email.enqueueEmail(
       {
@@ -157,6 +283,15 @@ export class CampaignsService {
       { priority: TEST_PRIORITY },
     );
     return { jobId: job.id };
+  }
+
+  /** 400 naming the field: the segment and the topic must be the app's. */
+  private async checkAudience(
+    appId: string,
+    dto: { segmentId?: string | null; topic?: string | null },
+  ): Promise<void> {
+    if (dto.segmentId) await this.segments.requireSegment(appId, dto.segmentId, 'segmentId');
+    if (dto.topic) await this.topics.requireTopic(appId, dto.topic, 'topic');
   }
 
   private async withTemplate(

@@ -73,7 +73,9 @@ export class CreateSubscriberDto {
   locale?: Locale;
 }
 
-/** One entry of an import, documented here and checked by `subscriber-import-entry.ts` (not class-validator). */
+/**
+ * One entry of an import, documented here and checked by `subscriber-import-entry.ts` (not class-validator).
+ */
 export class ImportSubscriberEntry {
   @ApiProperty({ format: 'email', maxLength: EMAIL_ADDRESS_MAX }) email: string;
   @ApiPropertyOptional({ maxLength: NAME_MAX }) firstName?: string;
@@ -137,7 +139,9 @@ export class ListSubscribersQuery extends PaginationQueryDto {
   search?: string;
 }
 
-/** A person as the newsletter of one app sees them: `_id` is the contact's, `subscriptions` holds that app's. */
+/**
+ * A person as the newsletter of one app sees them: `_id` is the contact's, `subscriptions` holds that app's.
+ */
 export class SubscriberView {
   @ApiProperty({ description: "The person's contact id" }) _id: string;
   @ApiProperty({ format: 'email' }) email: string;

@@ -69,8 +69,8 @@ export class NewsletterTemplatesService {
 }
 
 /**
- * A template's content is a campaign's content to be: the same limits and compile rules (campaign-renderer.ts),
- * so a campaign created from it never fails on them. A 400 names the field.
+ * A template's content is a campaign's content to be: the same limits and compile rules
+ * (campaign-renderer.ts), so a campaign created from it never fails on them. A 400 names the field.
  */
 async function assertCompiles(content: Partial<CampaignContent>): Promise<void> {
   const problem = await templateProblem(content);

@@ -67,8 +67,8 @@ export class CreateTicketDto {
   @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MaxLength(100) shopId?: string;
 
   /**
-   * Named by the spec, but a client cannot supply attachments: they are the files uploaded with the ticket
-   * (multipart `files`), described from the stored file (docs/decisions.md "Issue 24: edges").
+   * Named by the API contract, but a client cannot supply attachments: they are the files uploaded with the
+   * ticket (multipart `files`), described from the stored file (docs/decisions/security-edges.md).
    */
   @ApiPropertyOptional({
     type: 'array',

@@ -77,7 +77,9 @@ export class Ticket {
   /** The thread, read only by the messages routes: lists and single reads leave it out. */
   @Prop({ type: [TicketMessage], default: [], select: false }) messages: TicketMessage[];
   @Prop({ default: 0 }) messageCount: number;
-  /** The thread's size in BSON bytes (THREAD_MAX_BYTES); absent on tickets older than the field: read as 0. */
+  /**
+   * The thread's size in BSON bytes (THREAD_MAX_BYTES); absent on tickets older than the field: read as 0.
+   */
   @Prop({ default: 0 }) threadBytes: number;
 
   /** Set when the ticket first becomes resolved or closed; cleared when it is reopened. */
@@ -89,7 +91,7 @@ export class Ticket {
 
 export const TicketSchema = SchemaFactory.createForClass(Ticket);
 
-// Only the shapes the code queries often or selectively (docs/decisions.md, "Tickets: indexes"). Each key
+// Only the shapes the code queries often or selectively (docs/decisions/api-tickets.md). Each key
 // ends in `createdAt, _id` (the default sort, ties on `_id`, and the startDate/endDate range), so a default
 // page is read in order. Other filters and sorts narrow by one of these and sort the matches.
 // TicketsService.list (app family, default sort, date range) and TicketStatsService.stats ($match, recent).
@@ -102,9 +104,9 @@ TicketSchema.index({ appId: 1, shopId: 1, createdAt: -1, _id: -1 });
 TicketSchema.index({ appId: 1, email: 1, createdAt: -1, _id: -1 });
 // TicketsService.list without appId (GET /tickets, across apps): default sort and date range.
 TicketSchema.index({ createdAt: -1, _id: -1 });
-// GET /tickets across apps filtered by one of status, topic, priority or e-mail, newest first (ticketListFilter);
-// read backwards, the e-mail one also serves a person's tickets oldest first (data export, GDPR erasure:
-// the address is stored lower-cased).
+// GET /tickets across apps filtered by one of status, topic, priority or e-mail, newest first
+// (ticketListFilter); read backwards, the e-mail one also serves a person's tickets oldest first (data
+// export, GDPR erasure: the address is stored lower-cased).
 for (const field of ['status', 'topic', 'priority', 'email']) {
   TicketSchema.index({ [field]: 1, createdAt: -1, _id: -1 });
 }

@@ -33,6 +33,7 @@ export class UserView {
   @ApiProperty() settings: UserSettingsView;
   @ApiPropertyOptional({ format: 'date-time' }) lastLoginAt?: Date;
   @ApiProperty() loginCount: number;
+  @ApiProperty({ description: 'Whether sign-in asks for a TOTP code' }) twoFactorEnabled: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;
 }
@@ -50,6 +51,7 @@ export function toUserView(user: User): UserView {
     settings: user.settings,
     lastLoginAt: user.lastLoginAt,
     loginCount: user.loginCount,
+    twoFactorEnabled: user.twoFactorEnabled ?? false,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
   };

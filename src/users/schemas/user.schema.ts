@@ -28,6 +28,29 @@ export class UserSettings {
   @Prop() defaultApp?: string;
 }
 
+/**
+ * TOTP two-factor sign-in (docs/api/staff.md "Two-factor sign-in"). Never selected unless asked for, and
+ * never in a view: the secrets are sealed (AES-256-GCM with SecretKeys.totpSecret), the codes hashed.
+ */
+@Schema({ _id: false })
+export class TwoFactorState {
+  /** The sealed secret of the enabled factor. */
+  @Prop() secret?: string;
+  /** The sealed secret of a set-up that `enable` has not confirmed yet. */
+  @Prop() pendingSecret?: string;
+  /** The last time step a code was accepted for: a code of that step or an earlier one is a replay. */
+  @Prop() lastStep?: number;
+  /** SHA-256 of each unused recovery code; a code is pulled when used. */
+  @Prop({ type: [String], default: undefined }) recoveryCodes?: string[];
+}
+
+/** One signed-out token: refused until it would have expired anyway. */
+@Schema({ _id: false })
+export class RevokedToken {
+  @Prop({ required: true }) jti: string;
+  @Prop({ required: true }) exp: Date;
+}
+
 @Schema({ collection: 'users', timestamps: true })
 export class User {
   _id: Types.ObjectId;
@@ -49,6 +72,13 @@ export class User {
 
   /** Raised on deactivation, role or password change; tokens carrying an older value are refused. */
   @Prop({ default: 0, select: false }) tokenVersion: number;
+
+  /** Whether sign-in asks for a TOTP code (shown in views; the secrets are in `twoFactor`). */
+  @Prop({ default: false }) twoFactorEnabled: boolean;
+  @Prop({ type: TwoFactorState, select: false }) twoFactor?: TwoFactorState;
+
+  /** Tokens ended by `POST /auth/logout` (at most REVOKED_TOKENS_MAX; past that, every token is ended). */
+  @Prop({ type: [RevokedToken], select: false, default: undefined }) revokedTokens?: RevokedToken[];
 
   createdAt: Date;
   updatedAt: Date;

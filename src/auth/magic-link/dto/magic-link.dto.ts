@@ -36,7 +36,7 @@ export class EndUserView {
   @ApiProperty({ example: 'my-shop' }) appId: string;
 }
 
-/** Shaped like the login answer (`token` and `user` beside `success`, as the spec writes both). */
+/** Shaped like the login answer (`token` and `user` beside `success`, as the API contract writes both). */
 export class EndUserSessionResponse {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({

@@ -86,7 +86,9 @@ function keepSignedText(request: FastifyRequest, body: Buffer): unknown {
   return parseJsonBody(request, body);
 }
 
-/** JSON bytes as every JSON route takes them: size, strict UTF-8, no poisoning keys, bounded shape (400/413). */
+/**
+ * JSON bytes as every JSON route takes them: size, strict UTF-8, no poisoning keys, bounded shape (400/413).
+ */
 export function parseJsonBytes(body: Buffer, policy: BodyPolicy): unknown {
   const parsed = parseJson(bodyText(body, policy));
   const problem = bodyShapeProblem(parsed, policy.maxFields, policy.maxDepth);
@@ -112,7 +114,9 @@ function parseFormBody(request: FastifyRequest, body: Buffer): Record<string, st
   return fields;
 }
 
-/** A body refused by what its headers say: multipart where the route takes none, or a length over its limit. */
+/**
+ * A body refused by what its headers say: multipart where the route takes none, or a length over its limit.
+ */
 function headerProblem(request: FastifyRequest): Error | undefined {
   // Most requests (GET, DELETE) declare no body: nothing to check, and no route policy to read.
   const { 'content-type': contentType, 'content-length': contentLength } = request.headers;
@@ -142,7 +146,8 @@ function parseJson(text: string): unknown {
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    // secure-json-parse reports poisoning as a SyntaxError too ("Object contains forbidden prototype property").
+    // secure-json-parse reports poisoning as a SyntaxError too ("Object contains forbidden prototype
+    // property").
     const poisoned = error instanceof Error && error.message.includes('forbidden prototype');
     throw new BadRequestException(
       poisoned ? 'Request body contains a forbidden property name' : 'Malformed JSON in request body',

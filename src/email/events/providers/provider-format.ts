@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { EmailProviderName } from '../../../config/env';
+import type { EmailProviderName } from '../email-events.config';
 import { parseJsonBytes } from '../../../common/http/body/body-parsers';
 import { bodyPolicyOf } from '../../../common/http/body/body-policy';
 import type { ReadPayload } from '../provider-payload';

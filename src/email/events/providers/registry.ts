@@ -1,5 +1,6 @@
 import type { Model } from 'mongoose';
-import type { AppConfig, EmailProviderName } from '../../../config/env';
+import type { AppConfig } from '../../../config/env';
+import type { EmailProviderName } from '../email-events.config';
 import type { WebhookToken } from '../schemas/webhook-token.schema';
 import { MailgunFormat } from './mailgun';
 import { PostmarkFormat } from './postmark';

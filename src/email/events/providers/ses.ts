@@ -47,7 +47,9 @@ const DIGESTS: Record<string, string> = { '1': 'sha1', '2': 'sha256' };
  */
 const MAX_MESSAGE_AGE_MS = 24 * 3_600_000;
 
-/** SES's event names, under `eventType` (event publishing) or `notificationType` (the older notifications). */
+/**
+ * SES's event names, under `eventType` (event publishing) or `notificationType` (the older notifications).
+ */
 const TYPES: Record<string, EmailEventType> = {
   Send: 'sent',
   Delivery: 'delivered',
@@ -60,11 +62,11 @@ const TYPES: Record<string, EmailEventType> = {
 
 /**
  * Amazon SES through Amazon SNS: the body is SNS's JSON envelope (sent as `text/plain`), signed with RSA
- * (SignatureVersion 1: SHA1, 2: SHA256) by a certificate fetched only from `https://sns.<region>.amazonaws.com`
- * (kept, a bounded number, failures too, with a budget of fetches: see SnsCertificates). The topic must be
- * one of SES_SNS_TOPIC_ARNS: checked before any certificate is fetched, so a stranger's topic costs no fetch.
- * A `SubscriptionConfirmation` is confirmed by GETting its SubscribeURL (same host rule); a `Notification`'s
- * Message is the SES event.
+ * (SignatureVersion 1: SHA1, 2: SHA256) by a certificate fetched only from
+ * `https://sns.<region>.amazonaws.com` (kept, a bounded number, failures too, with a budget of fetches: see
+ * SnsCertificates). The topic must be one of SES_SNS_TOPIC_ARNS: checked before any certificate is fetched,
+ * so a stranger's topic costs no fetch. A `SubscriptionConfirmation` is confirmed by GETting its SubscribeURL
+ * (same host rule); a `Notification`'s Message is the SES event.
  */
 export class SesFormat implements ProviderFormat {
   readonly name = 'ses' as const;
@@ -87,7 +89,8 @@ export class SesFormat implements ProviderFormat {
   async receive(request: WebhookRequest, receivedAt: Date): Promise<VerifiedWebhook> {
     if (this.topics.size === 0)
       throw new WebhookNotConfigured('SES webhooks are not configured (SES_SNS_TOPIC_ARNS)');
-    // SNS signs fields of its JSON envelope, not the bytes: the envelope is parsed (with the route's limits) first.
+    // SNS signs fields of its JSON envelope, not the bytes: the envelope is parsed (with the route's limits)
+    // first.
     const message = asObject(parseBody(request));
     await this.verify(message, clientIp(request));
     const envelope = message as Record<string, string>;
@@ -176,7 +179,8 @@ function readSesEvent(event: Record<string, unknown>, receivedAt: Date): ReadPay
   const type = typeof name === 'string' ? TYPES[name] : undefined;
   if (!type) return unknownType(name);
   const mail = asObject(event.mail);
-  // The object named after the event: `bounce`, `complaint`, `delivery`, `open`, `click`, `deliveryDelay`, `send`.
+  // The object named after the event: `bounce`, `complaint`, `delivery`, `open`, `click`, `deliveryDelay`,
+  // `send`.
   const detail = asObject(event[String(name).charAt(0).toLowerCase() + String(name).slice(1)]);
   const bounce = asObject(event.bounce);
   const bounceType: BounceType = bounce?.bounceType === 'Permanent' ? 'hard' : 'soft';

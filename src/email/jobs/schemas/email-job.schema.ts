@@ -1,5 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, type Types } from 'mongoose';
+import { leaseFields } from '../../../queue/lease-fields';
+import type { KindStatuses } from '../../../queue/queue-kind';
 
 export const EMAIL_JOB_TYPES = ['email.send', 'email.batch.plan'] as const;
 export type EmailJobType = (typeof EMAIL_JOB_TYPES)[number];
@@ -11,8 +13,14 @@ export type EmailJobType = (typeof EMAIL_JOB_TYPES)[number];
 export const EMAIL_JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'dead'] as const;
 export type EmailJobStatus = (typeof EMAIL_JOB_STATUSES)[number];
 
-/** Statuses a worker may claim once `scheduledAt` has passed. */
-export const CLAIMABLE_STATUSES: readonly EmailJobStatus[] = ['pending', 'failed'];
+/** The statuses as the queue engine names them (`pending` and `failed` are claimable once due). */
+export const EMAIL_KIND_STATUSES = {
+  pending: 'pending',
+  retrying: 'failed',
+  held: 'processing',
+  done: 'completed',
+  dead: 'dead',
+} as const satisfies KindStatuses;
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -47,49 +55,33 @@ export class EmailJob {
   @Prop({ required: true }) scheduledAt: Date;
   @Prop() startedAt?: Date;
   @Prop() completedAt?: Date;
-  /** Set when the job ends (`completed` or `dead`): the TTL index removes it then (`EMAIL_JOB_RETENTION_DAYS`). */
-  @Prop() expiresAt?: Date;
   /**
-   * `<_id>.<attempts>` while the job may be claimed (pending or failed), absent otherwise. A worker claims
-   * by this key alone, a single lookup in a unique index, and the attempt count in it stops a stale scan
-   * from claiming a job that has been claimed and re-scheduled since.
+   * Set when the job ends (`completed` or `dead`): the TTL index removes it then
+   * (`EMAIL_JOB_RETENTION_DAYS`).
    */
-  @Prop({ select: false }) claimKey?: string;
-  /** The holder's token (one per claim) and lease: only the holder may finish the job; a lapsed lease is reaped. */
-  @Prop({ select: false }) lockToken?: string;
-  @Prop() leaseExpiresAt?: Date;
-  /** The holding process (its heartbeat in `queue_workers`): a reaper recovers the job once that lapses. */
-  @Prop() workerId?: string;
+  @Prop() expiresAt?: Date;
   /**
    * Attempts given up with their outcome unknown (handed to the transport, then the worker died): a job sent
    * again after one says so here, and its `sent` event counts it as `resentAfterUnknown`.
    */
   @Prop() unknownOutcomes?: number;
-  /** Held with its campaign (complaint guard, CampaignHolds): not due until the campaign is released. */
-  @Prop() heldAt?: Date;
 
   createdAt: Date;
   updatedAt: Date;
 }
 
 export const EmailJobSchema = SchemaFactory.createForClass(EmailJob);
+// The engine's lease fields and their indexes (claims, outcomes, the reaper), and the index of a campaign's
+// held messages (CampaignHolds.release). Shape: find eq(campaignId) range(heldAt).
+EmailJobSchema.plugin(leaseFields, { holdScope: 'campaignId' });
 // Each index below names the query shapes it serves as the coverage gate records them
 // (docs/operations/index-coverage.md); reviewed against a recorded run, none served nothing.
 // Shape: email_jobs insert (unique rule) and find eq(idempotencyKey) (an enqueue's duplicates).
 EmailJobSchema.index({ idempotencyKey: 1 }, { unique: true });
-// Claims and outcomes address one job by these keys (equality on a unique index: one lookup, also on the
-// dev database, which scans for any filter that is not exactly an index's fields).
-// Shapes: update eq(claimKey); find eq(lockToken), update eq(lockToken).
-EmailJobSchema.index({ claimKey: 1 }, { unique: true, sparse: true });
-EmailJobSchema.index({ lockToken: 1 }, { unique: true, sparse: true });
 // EmailJobStore.scanDue: status (equality, two values), then the scan's sort (priority desc, scheduledAt
 // asc), then the scheduledAt bound (range on the last sort field), so a scan reads the due jobs in order.
 // Shapes: find eq(status) sort(priority:-1,scheduledAt:1) range(scheduledAt); countDocuments eq(status).
 EmailJobSchema.index({ status: 1, priority: -1, scheduledAt: 1 });
-// The reaper (LeaseQueueStore.reapLapsed) reads the held jobs of each type: status and type are equalities
-// (the lease expiry, judged with the holder's heartbeat, is read from the few held jobs).
-// Shape: find eq(status,type).
-EmailJobSchema.index({ status: 1, type: 1, leaseExpiresAt: 1 });
 // The admin list and statistics filters by campaign (and status: the prefix), and a campaign's recount
 // (EmailJobStore.campaignJobCounts groups by the other three fields, so this index covers it).
 // Shapes: aggregate eq(campaignId); update eq(campaignId,status,type) (CampaignHolds.holdQueued).
@@ -103,12 +95,6 @@ EmailJobSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 EmailJobSchema.index({ createdAt: -1, _id: -1 });
 // The admin list filtered by status alone (the dead or failed jobs of the whole queue), newest first.
 EmailJobSchema.index({ status: 1, createdAt: -1, _id: -1 });
-// CampaignHolds.release: only held messages are in it, so each release round reads the next held ones.
-// Shape: find eq(campaignId) range(heldAt).
-EmailJobSchema.index(
-  { campaignId: 1, heldAt: 1 },
-  { partialFilterExpression: { heldAt: { $exists: true } } },
-);
 // SentMessageLookup.findByProviderId: a provider event that names the provider's id only.
 // Shape: find eq(providerMessageId).
 EmailJobSchema.index({ providerMessageId: 1 }, { sparse: true });

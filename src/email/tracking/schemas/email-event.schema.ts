@@ -19,8 +19,9 @@ export type BounceType = (typeof BOUNCE_TYPES)[number];
 
 /**
  * One e-mail event (spec "E-mail event"). Tracking writes `opened` and `clicked` (provider `tracking`), the
- * worker `sent` (provider `smtp`, or `outbox` without SMTP), the primary provider's webhook the rest (provider
- * `primary`). Every event is written once, by `EmailEventLedger`, which also updates the analytics counters.
+ * worker `sent` (provider `smtp`, or `outbox` without SMTP), the primary provider's webhook the rest
+ * (provider `primary`). Every event is written once, by `EmailEventLedger`, which also updates the analytics
+ * counters.
  */
 @Schema({ collection: 'email_events', timestamps: { createdAt: true, updatedAt: false } })
 export class EmailEvent {
@@ -39,7 +40,9 @@ export class EmailEvent {
   @Prop() linkIndex?: number;
   @Prop() url?: string;
   @Prop({ type: String, default: null }) userAgent: string | null;
-  /** Looks like a machine (mail-privacy proxy, link scanner), not a person: counted apart from human opens. */
+  /**
+   * Looks like a machine (mail-privacy proxy, link scanner), not a person: counted apart from human opens.
+   */
   @Prop({ default: false }) automated: boolean;
   /** Bounces: `hard` (permanent: the address is suppressed) or `soft`. */
   @Prop({ type: String, enum: BOUNCE_TYPES }) bounceType?: BounceType;
@@ -57,9 +60,10 @@ export class EmailEvent {
 
 export const EmailEventSchema = SchemaFactory.createForClass(EmailEvent);
 // Indexes of GET /admin/email-events, one per filter (equality on the filter's field, then the createdAt
-// sort, then `_id`, the page's tie-breaker; EMAIL_EVENT_FILTER_ORDER in EmailEventsService names which leads when several filters are given, the
-// others are residual conditions). Analytics never read this collection: they read the counters.
-// messageId: the events of one message (also GET /admin/email-events/message/{messageId}).
+// sort, then `_id`, the page's tie-breaker; EMAIL_EVENT_FILTER_ORDER in EmailEventsService names which leads
+// when several filters are given, the others are residual conditions). Analytics never read this collection:
+// they read the counters. messageId: the events of one message (also GET
+// /admin/email-events/message/{messageId}).
 EmailEventSchema.index({ messageId: 1, createdAt: -1, _id: -1 });
 // contactId: a person's events, newest first (also their data export).
 EmailEventSchema.index({ contactId: 1, createdAt: -1, _id: -1 });
@@ -67,6 +71,9 @@ EmailEventSchema.index({ contactId: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ campaignId: 1, createdAt: -1, _id: -1 });
 // A finished campaign's worker `sent` events, counted to check its counters (CampaignCountersRebuild).
 EmailEventSchema.index({ campaignId: 1, type: 1, provider: 1 });
+// A segment's engagement filter (ContactEmailEvents.engagedAmong): a batch of people's human opens or
+// clicks of one app's mail, since a time.
+EmailEventSchema.index({ contactId: 1, appId: 1, type: 1, automated: 1, createdAt: -1 });
 // appId: one app's events.
 EmailEventSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 // type within a campaign or an app (a campaign's bounces, an app's complaints): a rare type is a page's

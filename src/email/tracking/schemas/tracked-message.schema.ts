@@ -1,7 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
 /**
- * One campaign message's tracking tally (docs/decisions.md, "Issue 24: tracking replays"): how many open and
+ * One campaign message's tracking tally (docs/decisions/security-tracking-replays.md): how many open and
  * click events it has recorded (at most `eventsPerMessage` each, plus a person's first human one), and how
  * many more came after that and were only counted here. `_id` is the message id of its events
  * (`campaign:<campaignId>:<contactId>`), so taking a slot is one conditional update by `_id`. Written with

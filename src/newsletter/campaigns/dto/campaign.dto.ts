@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsMongoId, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsISO8601,
+  IsMongoId,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+import { TOPIC_KEY_PATTERN } from '../../../contacts/topics/topic-rules';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
 import { Omittable } from '../../../common/validation/omittable.decorator';
 import {
@@ -64,6 +75,23 @@ export class CreateCampaignDto {
   @Omittable()
   @IsMongoId()
   templateId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A segment of the same app: the campaign goes to its members (absent: every active subscriber)',
+  })
+  @Omittable()
+  @IsMongoId()
+  segmentId?: string;
+
+  @ApiPropertyOptional({
+    pattern: TOPIC_KEY_PATTERN.source,
+    description: 'A newsletter topic of the app: people who dropped it are skipped',
+  })
+  @Omittable()
+  @IsString()
+  @Matches(TOPIC_KEY_PATTERN, { message: 'topic must be a topic key' })
+  topic?: string;
 }
 
 export class UpdateCampaignDto {
@@ -99,6 +127,26 @@ export class UpdateCampaignDto {
   @IsString()
   @MaxLength(CAMPAIGN_CONTENT_MAX)
   textContent?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, description: 'A segment of the app; null: every active subscriber' })
+  @IsOptional()
+  @IsMongoId()
+  segmentId?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, pattern: TOPIC_KEY_PATTERN.source, description: 'null: no topic' })
+  @IsOptional()
+  @IsString()
+  @Matches(TOPIC_KEY_PATTERN, { message: 'topic must be a topic key' })
+  topic?: string | null;
+}
+
+/** At most a year ahead: a schedule is a plan for this campaign, not a reminder. */
+export const SCHEDULE_MAX_AHEAD_MS = 366 * 86_400_000;
+
+export class ScheduleCampaignDto {
+  @ApiProperty({ format: 'date-time', description: 'In the future, at most a year ahead' })
+  @IsISO8601({ strict: true }, { message: 'sendAt must be an ISO 8601 date-time' })
+  sendAt: string;
 }
 
 export class ListCampaignsQuery extends PaginationQueryDto {
@@ -133,6 +181,21 @@ export class CampaignView {
   @ApiProperty({ type: CampaignStatsView }) @Type(() => CampaignStatsView) stats: CampaignStatsView;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) sentAt: Date | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completedAt: Date | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a `scheduled` campaign starts (± the worker interval); null when not scheduled',
+  })
+  scheduledFor: Date | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The segment it goes to; null: every subscriber',
+  })
+  segmentId: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The newsletter topic it is about' })
+  topic: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Id of the user who created it' })
   createdBy: string | null;
   @ApiProperty({
@@ -177,6 +240,9 @@ export function toCampaignView(campaign: Campaign): CampaignView {
     },
     sentAt: campaign.sentAt ?? null,
     completedAt: campaign.completedAt ?? null,
+    scheduledFor: campaign.status === 'scheduled' ? (campaign.sendAt ?? null) : null,
+    segmentId: campaign.segmentId ?? null,
+    topic: campaign.topic ?? null,
     createdBy: campaign.createdBy ?? null,
     heldReason: campaign.heldReason ?? null,
     heldAt: campaign.heldAt ?? null,

@@ -1,12 +1,13 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
 import { TEMPLATE_LIMITS } from '../../../email/templates/template-limits';
+import { type SegmentFilter, SegmentFilterSchema } from '../../segments/schemas/segment.schema';
 
 /**
- * docs/architecture.md "Campaigns": `draft` → `sending` → `sent` (or `failed`); only drafts change or go
- * away.
+ * docs/architecture.md "Campaigns": `draft` → (`scheduled` →) `sending` → `sent` (or `failed`); only drafts
+ * change or go away, and a scheduled campaign goes back to `draft` when unscheduled.
  */
-export const CAMPAIGN_STATUSES = ['draft', 'sending', 'sent', 'failed'] as const;
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'failed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const CAMPAIGN_NAME_MAX = 200;
@@ -38,6 +39,14 @@ export class Campaign {
   @Prop({ type: String, enum: CAMPAIGN_STATUSES, default: 'draft' }) status: CampaignStatus;
   @Prop({ type: CampaignStatsSchema, default: () => ({}) }) stats: CampaignStats;
   @Prop({ type: Date, default: null }) sentAt: Date | null;
+  /** When a `scheduled` campaign starts (the worker's scheduler claims it then); null otherwise. */
+  @Prop({ type: Date, default: null }) sendAt: Date | null;
+  /** The segment it goes to (null: every active subscriber of the app). */
+  @Prop({ type: String, default: null }) segmentId: string | null;
+  /** The app's newsletter topic it is about: people who dropped it are skipped (null: no topic). */
+  @Prop({ type: String, default: null }) topic: string | null;
+  /** The segment's filter as it was when the campaign started: a resumed plan walks the same audience. */
+  @Prop({ type: SegmentFilterSchema, default: null }) audience: SegmentFilter | null;
   @Prop({ type: Date, default: null }) completedAt: Date | null;
   /** Id of the back-office user who created it. */
   @Prop({ type: String, default: null }) createdBy: string | null;
@@ -46,7 +55,9 @@ export class Campaign {
   @Prop({ type: [String], default: [] }) links: string[];
   /** The `email.batch.plan` job that fans the campaign out. */
   @Prop({ type: String, default: null }) planJobId: string | null;
-  /** The plan's checkpoint: the last person (`_id`) whose message is queued; a resumed plan starts after it. */
+  /**
+   * The plan's checkpoint: the last person (`_id`) whose message is queued; a resumed plan starts after it.
+   */
   @Prop({ type: String, default: null }) planCursor: string | null;
   /** The plan has queued every message (the campaign completes once the plan job is recorded `completed`). */
   @Prop({ default: false }) planned: boolean;
@@ -65,5 +76,10 @@ export const CampaignSchema = SchemaFactory.createForClass(Campaign);
 // The app's list, newest first (`_id`: the page's tie-breaker), optionally by status.
 CampaignSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 CampaignSchema.index({ appId: 1, status: 1, createdAt: -1, _id: -1 });
-// CampaignProgress.sweep: the campaigns still sending, across apps (a background task, not a request).
-CampaignSchema.index({ status: 1 });
+// CampaignProgress.sweep: the campaigns still sending, across apps (a background task, not a request);
+// CampaignScheduler: the scheduled campaigns whose time has come, by `sendAt`.
+CampaignSchema.index({ status: 1, sendAt: 1 });
+// CampaignScheduler: started campaigns whose plan job was never queued (the process died in between).
+CampaignSchema.index({ status: 1, planJobId: 1, sentAt: 1 });
+// A segment's delete: is it the audience of a draft or scheduled campaign.
+CampaignSchema.index({ appId: 1, segmentId: 1, status: 1 });

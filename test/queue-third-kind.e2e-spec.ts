@@ -1,0 +1,146 @@
+import { getModelToken } from '@nestjs/mongoose';
+import { type Model, trusted } from 'mongoose';
+import { LEASE_FIELDS } from '../src/queue/lease-fields';
+import { WorkerHeartbeat } from '../src/queue/worker-heartbeat';
+import type { CommandSucceededEvent } from 'mongodb';
+import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
+import { monitorDatabaseCommands } from './helpers/db-commands';
+import {
+  Thumbnail,
+  ThumbnailHandler,
+  ThumbnailKindModule,
+  ThumbnailStore,
+  ThumbnailWorker,
+} from './queue-kind/thumbnail-kind';
+
+/**
+ * The engine with a kind that is neither e-mail nor chat (test/queue-kind/thumbnail-kind.ts): its own
+ * collection, status names and retry policy, declared in one object; the engine's retries, permanent
+ * errors and lapse recovery apply to it unchanged.
+ */
+describe('A third job kind on the lease-queue engine', () => {
+  let t: TestApp;
+  const thumbnails = () => t.app.get<Model<Thumbnail>>(getModelToken(Thumbnail.name));
+  const byId = (id: string) => thumbnails().findById(id).lean<Thumbnail>().orFail().exec();
+
+  beforeAll(async () => {
+    monitorDatabaseCommands();
+    t = await createTestApp({ imports: [ThumbnailKindModule] });
+    await resetDatabase(t.connection);
+  });
+  afterAll(() => t.close());
+
+  /** Runs the worker until no thumbnail is waiting (a retry's backoff is 1 ms). */
+  async function drain(): Promise<void> {
+    const worker = t.app.get(ThumbnailWorker);
+    for (let run = 0; run < 20; run += 1) {
+      await worker.processDue();
+      const open = await thumbnails().countDocuments({
+        status: trusted({ $in: ['queued', 'again', 'rendering'] }),
+      });
+      if (open === 0) return;
+    }
+    throw new Error('Thumbnails still waiting after 20 runs');
+  }
+
+  it('retries a transient error, then succeeds; a permanent error ends it at once', async () => {
+    const store = t.app.get(ThumbnailStore);
+    const ok = await store.add({ path: '/a.png', script: 'ok' });
+    const flaky = await store.add({ path: '/flaky.png', script: 'flaky' });
+    const refused = await store.add({ path: '/notes.txt', script: 'refused' });
+
+    // One run: the flaky one fails, is due again 1 ms later and succeeds in the run's next scan.
+    const first = await t.app.get(ThumbnailWorker).processDue();
+    expect(first).toMatchObject({ failed: 1, dead: 1 });
+    await drain();
+
+    expect(await byId(ok)).toMatchObject({ status: 'ready', attempts: 1, size: 6 });
+    expect(await byId(flaky)).toMatchObject({ status: 'ready', attempts: 2, size: 10 });
+    expect(await byId(refused)).toMatchObject({
+      status: 'broken',
+      attempts: 1,
+      lastError: '/notes.txt: not an image',
+    });
+    const calls = t.app.get(ThumbnailHandler).calls;
+    expect(Object.fromEntries(calls)).toEqual({ '/a.png': 1, '/flaky.png': 2, '/notes.txt': 1 });
+    // Ended jobs carry no lease field, and the kind's end fields.
+    const raw = await t.connection.collection('test_thumbnails').findOne({ size: 6 });
+    expect(raw).toHaveProperty('finishedAt');
+    for (const field of LEASE_FIELDS) expect(raw).not.toHaveProperty(field);
+  });
+
+  it('re-claims once the job of a worker killed mid-job, and runs it exactly once more', async () => {
+    const store = t.app.get(ThumbnailStore);
+    const id = await store.add({ path: '/killed.png', script: 'ok' });
+    // A worker of another process claimed it with a short lease and was killed (no heartbeat of it left).
+    const scan = store.scanDue(10);
+    const due = await scan.next();
+    await scan.close();
+    const claimed = await store.claimMany(
+      due,
+      (job) => `killed.${String(job._id)}`,
+      1,
+      new Date(),
+      'killed-host:7:t',
+    );
+    expect(claimed).toHaveLength(1);
+    expect(await byId(id)).toMatchObject({ status: 'rendering', attempts: 1 });
+
+    // The reaper finds it (its lease lapsed, its holder is gone): due again, under the kind's own status.
+    const reaped = await store.reapLapsed(new Date());
+    expect(reaped.map(({ rule }) => rule.to)).toEqual(['due']);
+    expect(await byId(id)).toMatchObject({ status: 'again', attempts: 1 });
+    // This worker runs it, once.
+    const run = await t.app.get(ThumbnailWorker).processDue();
+    expect(run).toMatchObject({ ready: 1 });
+    expect(await byId(id)).toMatchObject({ status: 'ready', attempts: 2, lastError: 'Its worker stopped' });
+    const again = await t.app.get(ThumbnailWorker).processDue();
+    expect(again).toMatchObject({ reaped: 0, ready: 0 });
+    expect(t.app.get(ThumbnailHandler).calls.get('/killed.png')).toBe(1);
+  });
+
+  it('reads only the jobs of lapsed holders and lapsed leases, not every held job', async () => {
+    const store = t.app.get(ThumbnailStore);
+    await thumbnails().deleteMany({});
+    const now = Date.now();
+    await t.connection
+      .collection<{ _id: string; aliveUntil: Date }>('queue_workers')
+      .insertOne({ _id: 'busy-host:8:u', aliveUntil: new Date(now + 600_000) });
+    for (let i = 0; i < 30; i += 1) await store.add({ path: `/held-${i}.png`, script: 'ok' });
+    const lapsed = await store.add({ path: '/lapsed.png', script: 'ok' });
+    const scan = store.scanDue(50);
+    const due = await scan.next();
+    await scan.close();
+    // 30 held by a live process with a long lease, one by a process without a heartbeat whose lease lapsed.
+    const lapsedDue = due.filter((job) => String(job._id) === lapsed);
+    const liveDue = due.filter((job) => String(job._id) !== lapsed);
+    await store.claimMany(liveDue, (job) => `busy.${String(job._id)}`, 600_000, new Date(), 'busy-host:8:u');
+    await store.claimMany(lapsedDue, (job) => `gone.${String(job._id)}`, 1, new Date(), 'gone-host:9:v');
+
+    const read = await documentsReadFrom('test_thumbnails', () =>
+      store.reapLapsed(new Date(), t.app.get(WorkerHeartbeat)),
+    );
+    expect(read).toBe(1);
+    expect(await byId(lapsed)).toMatchObject({ status: 'again' });
+    expect(await thumbnails().countDocuments({ status: 'rendering' })).toBe(30);
+  });
+
+  /** How many documents the finds on `collection` returned while `work` ran. */
+  async function documentsReadFrom(collection: string, work: () => Promise<unknown>): Promise<number> {
+    const client = t.connection.getClient();
+    let read = 0;
+    const listener = (event: CommandSucceededEvent) => {
+      const reply = event.reply as { cursor?: { ns?: string; firstBatch?: unknown[] } };
+      if (event.commandName === 'find' && reply.cursor?.ns?.endsWith(`.${collection}`)) {
+        read += reply.cursor.firstBatch?.length ?? 0;
+      }
+    };
+    client.on('commandSucceeded', listener);
+    try {
+      await work();
+    } finally {
+      client.off('commandSucceeded', listener);
+    }
+    return read;
+  }
+});
