@@ -269,6 +269,8 @@ describe('E-mail through the Resend API transport', () => {
       MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
       EMAIL_TRANSPORT: 'resend-api',
       RESEND_API_KEY: API_KEY,
+      MAIL_FROM: 'News <news@mail.example.com>',
+      PUBLIC_BASE_URL: 'https://mail.example.com',
     };
     expect(() => validateEnv({ ...production, RESEND_API_URL: 'http://api.resend.com' })).toThrow(
       /RESEND_API_URL: must be an https:\/\/ URL/,

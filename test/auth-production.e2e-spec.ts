@@ -9,6 +9,9 @@ describe('POST /auth/hash-password in production', () => {
     process.env.BCRYPT_COST = '10';
     // ... and TRUST_PROXY=true: the tests' requests come from the loopback address.
     process.env.TRUST_PROXY = 'loopback';
+    // ... and a placeholder From or link host.
+    process.env.MAIL_FROM = 'news@mail.example.com';
+    process.env.PUBLIC_BASE_URL = 'https://mail.example.com';
     // ... and mail to files unless asked for.
     process.env.EMAIL_TRANSPORT = 'outbox';
     t = await createTestApp();

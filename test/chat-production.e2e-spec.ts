@@ -48,6 +48,14 @@ describe('Chat notifications across restarts and in production', () => {
     process.env.BCRYPT_COST = nodeEnv === 'production' ? '10' : '4';
     // ... and TRUST_PROXY=true: the tests' requests come from the loopback address.
     process.env.TRUST_PROXY = nodeEnv === 'production' ? 'loopback' : 'true';
+    // ... and a placeholder From or link host.
+    if (nodeEnv === 'production') {
+      process.env.MAIL_FROM = 'news@mail.example.com';
+      process.env.PUBLIC_BASE_URL = 'https://mail.example.com';
+    } else {
+      delete process.env.MAIL_FROM;
+      delete process.env.PUBLIC_BASE_URL;
+    }
     // ... and mail to files unless asked for.
     process.env.EMAIL_TRANSPORT = 'outbox';
     const t = await createTestApp({ overrides });

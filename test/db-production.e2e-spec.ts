@@ -22,6 +22,8 @@ describe('Production database settings and npm run db:indexes', () => {
     NODE_ENV: 'production',
     BCRYPT_COST: '10',
     TRUST_PROXY: 'loopback',
+    MAIL_FROM: 'news@mail.example.com',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
     EMAIL_TRANSPORT: 'outbox',
   };
 

@@ -40,15 +40,15 @@ describe('E-mail outbox and the scheduled worker', () => {
       unsubscribeUrl: 'http://localhost:3000/unsubscribe/t',
     });
     const job = await waitForStatus(id, 'completed');
-    expect(job.result).toMatchObject({ provider: 'outbox', messageId: `${id}@localhost` });
+    expect(job.result).toMatchObject({ provider: 'outbox', messageId: `${id}@example.com` });
 
     const outbox = join(process.env.DATA_DIR!, 'outbox');
     const files = await readdir(outbox);
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(new RegExp(`${id}@localhost\\.eml$`));
+    expect(files[0]).toMatch(new RegExp(`${id}@example\\.com\\.eml$`));
     const eml = await readFile(join(outbox, files[0]), 'utf8');
     expect(eml).toContain('Subject: Outbox check');
-    expect(eml).toContain(`Message-ID: <${id}@localhost>`);
+    expect(eml).toContain(`Message-ID: <${id}@example.com>`);
     expect(eml).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
     expect(eml).toContain('Plain body');
   });

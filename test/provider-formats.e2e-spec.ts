@@ -160,6 +160,8 @@ describe('Provider formats: configuration', () => {
     NODE_ENV: 'production',
     APP_SECRET: secret,
     MONGODB_URI: 'mongodb://db:27017/app',
+    MAIL_FROM: 'news@mail.example.com',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
     SMTP_URL: 'smtp://mail.internal:587',
   };
 

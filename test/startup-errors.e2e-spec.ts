@@ -39,6 +39,8 @@ describe('Start-up errors about the database', () => {
         PATH: process.env.PATH ?? '',
         NODE_PATH: resolve(__dirname, '..', 'node_modules'),
         NODE_ENV: 'production',
+        MAIL_FROM: 'news@mail.example.com',
+        PUBLIC_BASE_URL: 'https://mail.example.com',
         LOG_FORMAT: 'json',
         PORT: String(await freePort()),
         HOST: '127.0.0.1',

@@ -18,6 +18,8 @@ describe('TRUST_PROXY at start-up', () => {
     APP_SECRET: secret,
     BCRYPT_COST: '12',
     MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+    MAIL_FROM: 'News <news@mail.example.com>',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
     SMTP_URL: 'smtp://mail.internal:587',
   };
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { SenderDomainsModule } from '../sender-domains/sender-domains.module';
 import { AdminAppsController } from './admin-apps.controller';
 import { AppKeyStrategy } from './app-key.strategy';
 import { AppsController } from './apps.controller';
@@ -11,7 +12,7 @@ import { App, AppSchema } from './schemas/app.schema';
  * Passport strategy that `@AppKeyAuth()` routes run registers here.
  */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: App.name, schema: AppSchema }])],
+  imports: [MongooseModule.forFeature([{ name: App.name, schema: AppSchema }]), SenderDomainsModule],
   controllers: [AppsController, AdminAppsController],
   providers: [AppsService, AppKeyStrategy],
   exports: [AppsService],

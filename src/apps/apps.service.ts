@@ -4,6 +4,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
 import type { Model } from 'mongoose';
 import { patchUpdate } from '../common/database/patch-update';
+import { SendingIdentities } from '../sender-domains/sending-identities';
 import { APP_DELETED, AppDeletedEvent } from './app-events';
 import type { CreateAppDto, ListAppsQuery, UpdateAppDto } from './dto/app-input.dto';
 import { App, RETIRED_KEYS_KEPT } from './schemas/app.schema';
@@ -11,6 +12,9 @@ import { App, RETIRED_KEYS_KEPT } from './schemas/app.schema';
 /** `pk_` + 192 random bits: publishable, but unguessable so it cannot be enumerated. */
 export const generatePublicKey = () => `pk_${randomBytes(24).toString('hex')}`;
 
+/** A sender as stored: a field not sent is absent, not null. */
+const withoutUndefined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as T;
 /** The 409 of a toggle that lost every attempt to concurrent writes. */
 export const APP_CHANGED_CONCURRENTLY = 'The app changed concurrently; try again';
 
@@ -26,6 +30,7 @@ export class AppsService {
   constructor(
     @InjectModel(App.name) private readonly apps: Model<App>,
     private readonly events: EventEmitter2,
+    private readonly identities: SendingIdentities,
   ) {}
 
   findByAppId(appId: string): Promise<App | null> {
@@ -64,20 +69,25 @@ export class AppsService {
 
   /** A taken `id` is a 409 through the unique index. */
   async create(dto: CreateAppDto): Promise<App> {
-    const created = await this.apps.create({ ...dto, publicKey: generatePublicKey() });
+    if (dto.sender) await this.identities.assertMayUse(dto.id, dto.sender.email, 'sender.email');
+    const sender = dto.sender && withoutUndefined(dto.sender);
+    const created = await this.apps.create({ ...dto, sender, publicKey: generatePublicKey() });
     return this.requireApp(created.id);
   }
 
-  /** The fields sent; `description: null` removes the description, `null` elsewhere is a 400. */
+  /** The fields sent; `description: null` and `sender: null` remove those, `null` elsewhere is a 400. */
   async update(appId: string, dto: UpdateAppDto): Promise<App> {
+    if (dto.sender) await this.identities.assertMayUse(appId, dto.sender.email, 'sender.email');
+    const sender = dto.sender && withoutUndefined(dto.sender);
     const updated = await this.apps
-      .findOneAndUpdate({ id: appId }, patchUpdate(dto, ['description']), {
+      .findOneAndUpdate({ id: appId }, patchUpdate({ ...dto, sender }, ['description', 'sender']), {
         returnDocument: 'after',
         runValidators: true,
       })
       .lean<App>()
       .exec();
     if (!updated) throw new NotFoundException(APP_NOT_FOUND);
+    this.identities.forget(appId);
     return updated;
   }
 

@@ -4,6 +4,8 @@ import { databaseNameOf } from './mongodb-uri';
 const production = {
   NODE_ENV: 'production',
   APP_SECRET: 'x'.repeat(32),
+  MAIL_FROM: 'news@mail.example.com',
+  PUBLIC_BASE_URL: 'https://mail.example.com',
   SMTP_URL: 'smtp://mail.internal:587',
 };
 

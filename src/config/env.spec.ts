@@ -101,6 +101,8 @@ describe('BCRYPT_COST', () => {
       APP_SECRET: secret,
       NODE_ENV: 'production',
       MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+      MAIL_FROM: 'News <news@mail.example.com>',
+      PUBLIC_BASE_URL: 'https://mail.example.com',
       SMTP_URL: 'smtp://mail.internal:587',
     };
     expect(() => validateEnv({ ...production, BCRYPT_COST: '9' })).toThrow(

@@ -8,10 +8,12 @@ import { loggingEnv, type LoggingEnv } from '../common/logging/logging.config';
 import { databaseEnv, type DatabaseEnv } from '../database/database.config';
 import { emailEnv, type EmailEnv } from '../email/email.config';
 import { emailEventsEnv, type EmailEventsEnv } from '../email/events/email-events.config';
+import { senderDomainsEnv, type SenderDomainsEnv } from '../sender-domains/sender-domains.config';
 import { usersEnv, type UsersEnv } from '../users/users.config';
 import { appEnv, AppEnv } from './app.config';
 import { resolveAppSecret } from './app-secret';
 import type { EnvSection } from './env-rules';
+import { publicAddressProblems } from './public-addresses';
 import { resolve } from 'node:path';
 
 /**
@@ -29,6 +31,7 @@ const SECTIONS: readonly EnvSection<object>[] = [
   auditEnv,
   emailEnv,
   emailEventsEnv,
+  senderDomainsEnv,
   chatEnv,
 ];
 
@@ -42,6 +45,7 @@ export type Env = AppEnv &
   AuditEnv &
   EmailEnv &
   EmailEventsEnv &
+  SenderDomainsEnv &
   ChatEnv;
 
 /**
@@ -113,6 +117,9 @@ export function validateEnv(raw: Record<string, unknown>): AppConfig {
   const problems = errors.map((error) => `  ${error.property}: ${oneProblem(error)}`);
   const invalid = new Set(errors.map((error) => error.property));
   for (const section of SECTIONS) problems.push(...(section.checks?.(env, invalid) ?? []));
+  // Spans two sections (MAIL_FROM, PUBLIC_BASE_URL): no placeholder From or link host in production, since
+  // receivers authenticate the one and follow the other (docs/operations/sending-domains.md).
+  if (env.NODE_ENV === 'production') problems.push(...publicAddressProblems(env));
   const secret = problems.length === 0 ? secretOrProblem(env, problems) : undefined;
   if (problems.length > 0 || !secret) {
     // One variable fits on the line; several get a line each.

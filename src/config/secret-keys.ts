@@ -25,6 +25,8 @@ export class SecretKeys {
   readonly suppressionAddress: Buffer;
   /** Seals the secrets an e-mail job carries until its worker sends it (AES-256-GCM, JobSecrets). */
   readonly jobSecret: Buffer;
+  /** Seals the private halves of sender domains' DKIM keys at rest (AES-256-GCM). */
+  readonly dkimKeySeal: Buffer;
   /** Seals staff members' TOTP secrets at rest (AES-256-GCM): a database copy alone does not give codes. */
   readonly totpSecret: Buffer;
 
@@ -37,6 +39,7 @@ export class SecretKeys {
     this.magicLink = deriveKey(masterSecret, 'magic-link');
     this.suppressionAddress = deriveKey(masterSecret, 'suppression-address');
     this.jobSecret = deriveKey(masterSecret, 'job-secret');
+    this.dkimKeySeal = deriveKey(masterSecret, 'dkim-key-seal');
     this.totpSecret = deriveKey(masterSecret, 'totp-secret');
   }
 }

@@ -34,6 +34,7 @@ import { RecipientJobsService } from './jobs/recipient-jobs.service';
 import { EMAIL_WORKER_OPTIONS, workerOptionsFromConfig } from './jobs/worker-options';
 import { Suppression, SuppressionSchema } from './suppression/schemas/suppression.schema';
 import { SuppressionService } from './suppression/suppression.service';
+import { SenderDomainsModule } from '../sender-domains/sender-domains.module';
 import { EmailTemplatesModule } from './templates/email-templates.module';
 import { EmailTemplatesService } from './templates/email-templates.service';
 import { ClickTargets } from './tracking/click-targets';
@@ -70,6 +71,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
       ...ANALYTICS_MODELS,
     ]),
     EmailTemplatesModule,
+    SenderDomainsModule,
   ],
   controllers: [EmailJobsController, TrackingController],
   providers: [

@@ -20,6 +20,8 @@ process.env.APP_SECRET = 'test-secret-that-is-at-least-thirty-two-characters-lon
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.DATA_DIR = join(tmpdir(), `admin-service-test-${randomBytes(4).toString('hex')}`);
 process.env.EMAIL_WORKER_ENABLED = 'false';
+// The default sender domain: tests' app and template senders are on example.com (sending-identities.ts).
+process.env.MAIL_FROM = 'Admin Service <no-reply@example.com>';
 process.env.CHAT_WORKER_ENABLED = 'false';
 // bcrypt's lowest cost: a hash takes about 1 ms instead of 250.
 process.env.BCRYPT_COST = '4';

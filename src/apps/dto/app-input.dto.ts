@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsBoolean,
   IsNotEmpty,
@@ -8,10 +8,13 @@ import {
   Matches,
   MaxLength,
   ValidateBy,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { AllowedOriginsProperty } from '../../common/validation/allowed-origins.decorator';
 import { BooleanQuery } from '../../common/validation/boolean-query.decorator';
+import { IsEmailAddress } from '../../common/validation/email-address';
+import { Omittable } from '../../common/validation/omittable.decorator';
 import { isReservedAppId, RESERVED_APP_IDS } from '../reserved-app-ids';
 import { APP_ID_PATTERN } from '../schemas/app.schema';
 
@@ -95,6 +98,27 @@ function IsNotReservedAppId(options?: ValidationOptions) {
   );
 }
 
+/**
+ * Who the app's mail is from. `email` must be on a verified sender domain of the app or on MAIL_FROM's
+ * domain (checked by the service, 400 naming `sender.email`).
+ */
+export class AppSenderDto {
+  @ApiPropertyOptional({ maxLength: 100, example: 'Lumen Club' })
+  @Omittable()
+  @Transform(trim)
+  @IsString()
+  @MaxLength(100)
+  @Matches(/^[^\r\n"\\]*$/, { message: 'sender.name must be one line without quotes or backslashes' })
+  name?: string;
+
+  @ApiProperty({ format: 'email', example: 'club@lumen.example' }) @IsEmailAddress() email: string;
+
+  @ApiPropertyOptional({ format: 'email', example: 'help@lumen.example' })
+  @Omittable()
+  @IsEmailAddress()
+  replyTo?: string;
+}
+
 /** The fields of an app record that an admin sets (everything but the fixed `id` and the generated key). */
 class AppFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 100 })
@@ -150,6 +174,15 @@ class AppFieldsDto {
   @IsOptional()
   @IsBoolean()
   active?: boolean;
+
+  @ApiPropertyOptional({
+    type: AppSenderDto,
+    description: 'From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM)',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AppSenderDto)
+  sender?: AppSenderDto;
 }
 
 export class CreateAppDto extends AppFieldsDto {

@@ -7,6 +7,13 @@ import type { App } from '../schemas/app.schema';
  * takes it. Generators that camel-case `_id` and `id` into one name are given a name mapping for it
  * (docs/api/generated-clients.md). `id` is the app's identifier everywhere.
  */
+/** Who the app's mail is from: campaigns, templates without a sender, confirmations, sign-in links. */
+export class AppSenderView {
+  @ApiPropertyOptional({ example: 'Lumen Club' }) name?: string;
+  @ApiProperty({ example: 'club@lumen.example' }) email: string;
+  @ApiPropertyOptional({ example: 'help@lumen.example' }) replyTo?: string;
+}
+
 @ApiSchema({ description: 'An app record; `id` is the identifier every route takes' })
 export class AppView {
   @ApiProperty({
@@ -25,6 +32,8 @@ export class AppView {
   @ApiProperty({ type: [String] }) allowedOrigins: string[];
   @ApiProperty({ example: 'pk_3f9c…' }) publicKey: string;
   @ApiProperty() active: boolean;
+  @ApiPropertyOptional({ type: AppSenderView, description: 'Unset: the mail of the app is from MAIL_FROM' })
+  sender?: AppSenderView;
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;
 }
@@ -62,6 +71,7 @@ export function toAppView(app: App): AppView {
     allowedOrigins: app.allowedOrigins ?? [],
     publicKey: app.publicKey,
     active: app.active,
+    ...(app.sender ? { sender: app.sender } : {}),
     createdAt: app.createdAt,
     updatedAt: app.updatedAt,
   };

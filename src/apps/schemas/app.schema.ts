@@ -6,6 +6,13 @@ export const APP_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 /** The apps' collection (the API-key lookup joins it). */
 export const APPS_COLLECTION = 'apps';
 
+/** Who an app's mail is from (docs/operations/sending-domains.md); MAIL_FROM when unset. */
+export class AppSender {
+  name?: string;
+  email: string;
+  replyTo?: string;
+}
+
 /** A client application. `id` is the app identifier (`appId`) used in paths and on tenant records. */
 @Schema({ collection: APPS_COLLECTION, timestamps: true, minimize: false })
 export class App {
@@ -29,6 +36,7 @@ export class App {
   @Prop({ type: [String], default: [] }) retiredPublicKeys: string[];
 
   @Prop({ default: true }) active: boolean;
+  @Prop({ type: Object }) sender?: AppSender;
 
   createdAt: Date;
   updatedAt: Date;

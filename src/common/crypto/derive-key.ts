@@ -10,6 +10,7 @@ export type KeyPurpose =
   | 'magic-link'
   | 'suppression-address'
   | 'job-secret'
+  | 'dkim-key-seal'
   | 'totp-secret';
 
 const SALT = 'admin-service/v1';

@@ -45,6 +45,13 @@ const TAGS: { name: string; description: string; notFound?: string }[] = [
     notFound: 'App not found',
   },
   {
+    name: 'Sender domains',
+    description:
+      "Domains an app sends from: the service's DKIM key, the DNS records to publish and their checks " +
+      '(docs/operations/sending-domains.md)',
+    notFound: 'Sender domain not found',
+  },
+  {
     name: 'API Keys',
     description: "Secret API keys of the apps (`sk_<appId>_…`), for the apps' backends",
     notFound: 'API key not found',

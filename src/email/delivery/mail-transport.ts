@@ -25,7 +25,18 @@ export interface OutgoingMail {
    * nodemailer would otherwise encode as MIME words the provider does not decode. Plain ASCII, one line.
    */
   preparedHeaders?: Record<string, string>;
+  /** The envelope sender (bounces), when it differs from From: the sender domain's return-path host. */
+  envelopeFrom?: string;
+  /** Signs the message (SMTP and the outbox; an API provider signs with its own key). */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
 }
+
+/**
+ * The headers a DKIM signature covers: RFC 8058 asks that List-Unsubscribe and its one-click companion be
+ * signed, so no relay can replace the link. Listed once each; a header the message lacks is signed as absent.
+ */
+export const DKIM_SIGNED_HEADERS =
+  'From:Subject:Date:Message-ID:To:Reply-To:List-Unsubscribe:List-Unsubscribe-Post:MIME-Version:Content-Type';
 
 export interface DeliveryReceipt {
   accepted: string[];
@@ -75,9 +86,13 @@ const textEncodingOf = (mail: OutgoingMail): 'quoted-printable' | undefined =>
  */
 export function toNodemailer(mail: OutgoingMail): SendMailOptions {
   const raw = rawMimeOf(mail);
-  return raw === null
-    ? composedMail(mail)
-    : { messageId: `<${mail.messageId}>`, from: mail.from, to: mail.to, raw };
+  const options =
+    raw === null
+      ? composedMail(mail)
+      : { messageId: `<${mail.messageId}>`, from: mail.from, to: mail.to, raw };
+  if (mail.envelopeFrom) options.envelope = { from: mail.envelopeFrom, to: mail.to };
+  if (mail.dkim) options.dkim = { ...mail.dkim, headerFieldNames: DKIM_SIGNED_HEADERS };
+  return options;
 }
 
 /** The message for nodemailer to compose. */

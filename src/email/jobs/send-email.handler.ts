@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
-import { formatAddress, messageIdOf, senderDomain, unsubscribeHeaders } from '../delivery/message-headers';
+import { messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
 import { providerHeaders, providerMessageIdOf } from '../delivery/provider-message-id';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { DeliveryReceipt, MailTransport, OutgoingMail } from '../delivery/mail-transport';
@@ -12,6 +12,7 @@ import {
   type SendableTemplate,
 } from '../delivery/template-source';
 import { DependencyUnavailableError } from '../../queue/circuit';
+import { SendingIdentities } from '../../sender-domains/sending-identities';
 import { PermanentJobError } from '../../queue/retry-policy';
 import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
@@ -33,8 +34,6 @@ import type { EmailJob } from './schemas/email-job.schema';
  */
 @Injectable()
 export class SendEmailHandler {
-  private readonly defaultSender: string;
-  private readonly messageIdDomain: string;
   /** Whose webhooks report on the mail (EMAIL_PROVIDER): some need a header to name our Message-ID. */
   private readonly provider: string;
 
@@ -43,9 +42,8 @@ export class SendEmailHandler {
     @Inject(MAIL_TRANSPORT) private readonly transport: MailTransport,
     @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
     private readonly handlers: JobHandlers,
+    private readonly identities: SendingIdentities,
   ) {
-    this.defaultSender = config.get('MAIL_FROM', { infer: true });
-    this.messageIdDomain = senderDomain(this.defaultSender);
     this.provider = config.get('EMAIL_PROVIDER', { infer: true });
   }
 
@@ -67,14 +65,22 @@ export class SendEmailHandler {
       return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause } };
     }
     const { content, sender } = await this.content(message, context.scan.memo);
-    const messageId = messageIdOf(String(job._id), this.messageIdDomain);
+    // Who it is from, and the domain its Message-ID, envelope and signature name (sending-identities.ts).
+    const identity = await this.identities.resolve(message.appId, {
+      from: message.from,
+      replyTo: message.replyTo,
+      templateSender: sender ?? undefined,
+    });
+    const messageId = messageIdOf(String(job._id), identity.domain);
     await context.handed({ repeatable: this.transport.idempotent });
     const receipt = await this.sendOrReportOutage({
       messageId,
       idempotencyKey: `email-job/${String(job._id)}`,
-      from: message.from ?? (sender ? formatAddress(sender) : this.defaultSender),
+      from: identity.from,
       to: message.to,
-      replyTo: message.replyTo,
+      replyTo: identity.replyTo,
+      envelopeFrom: identity.envelopeFrom,
+      dkim: identity.dkim,
       subject: content.subject,
       html: content.html || undefined,
       text: content.text || undefined,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AppsModule } from '../../apps/apps.module';
+import { SenderDomainsModule } from '../../sender-domains/sender-domains.module';
 import { EmailTemplatesController } from './email-templates.controller';
 import { EmailTemplatesService } from './email-templates.service';
 import { EmailTemplate, EmailTemplateSchema } from './schemas/email-template.schema';
@@ -10,6 +11,7 @@ import { EmailTemplate, EmailTemplateSchema } from './schemas/email-template.sch
   imports: [
     MongooseModule.forFeature([{ name: EmailTemplate.name, schema: EmailTemplateSchema }]),
     AppsModule,
+    SenderDomainsModule,
   ],
   controllers: [EmailTemplatesController],
   providers: [EmailTemplatesService],

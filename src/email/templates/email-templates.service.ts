@@ -24,6 +24,7 @@ import {
   type TemplateLanguage,
   type TemplateSender,
 } from './schemas/email-template.schema';
+import { SendingIdentities } from '../../sender-domains/sending-identities';
 import { TemplateProblem } from './template-limits';
 import { renderEmailTemplate, type RenderedEmail, validateTemplateSources } from './template-renderer';
 import { duplicateRecordMessage } from '../../common/http/all-exceptions.filter';
@@ -51,7 +52,13 @@ export class EmailTemplatesService {
   constructor(
     @InjectModel(EmailTemplate.name) private readonly templates: Model<EmailTemplate>,
     private readonly apps: AppsService,
+    private readonly identities: SendingIdentities,
   ) {}
+
+  /** A sender is checked like an app's: on a verified domain of the scope's app, or on MAIL_FROM's. */
+  private async checkSender(appId: string | null, sender: TemplateSenderDto | null | undefined) {
+    if (sender) await this.identities.assertMayUse(appId, sender.email, 'sender.email');
+  }
 
   /** Languages of the scope's templates with their counts, in the order of TEMPLATE_LANGUAGES. */
   async categories(appId: string | null): Promise<TemplateCategoryView[]> {
@@ -91,6 +98,7 @@ export class EmailTemplatesService {
   async create(dto: CreateEmailTemplateDto): Promise<EmailTemplate> {
     const appId = await this.targetScope(dto.appId);
     await this.validateSources(dto);
+    await this.checkSender(appId, dto.sender);
     const { sender, ...fields } = defined(dto);
     const created = await this.templates.create({
       ...fields,
@@ -110,6 +118,7 @@ export class EmailTemplatesService {
   async replace(id: string, appId: string | null, dto: ReplaceEmailTemplateDto): Promise<EmailTemplate> {
     this.checkSameScope(dto.appId, appId);
     await this.validateSources(dto);
+    await this.checkSender(appId, dto.sender);
     const set: Record<string, unknown> = {
       name: dto.name,
       language: dto.language,
@@ -133,6 +142,7 @@ export class EmailTemplatesService {
       return this.get(id, appId);
     }
     await this.validateSources(fields);
+    await this.checkSender(appId, sender);
     const set: Record<string, unknown> = { ...fields };
     if (sender) set.sender = senderOf(sender);
     return this.write(id, appId, set, Object.keys($unset ?? {}), version);
@@ -167,6 +177,7 @@ export class EmailTemplatesService {
     );
     const appId = await this.targetScope(dto.appId);
     await this.validateSources(source);
+    await this.checkSender(appId, source.sender);
     const name = dto.name ?? `${source.name.slice(0, NAME_MAX - COPY_SUFFIX.length)}${COPY_SUFFIX}`;
     const created = await this.templates.create({
       appId,
