@@ -77,6 +77,7 @@ const CONFLICTS: Record<string, string> = {
   unscheduleCampaign: NOT_SCHEDULED,
   deleteSegment: SEGMENT_IN_USE,
   enableTwoFactor: NOTHING_TO_ENABLE,
+  createSenderDomain: duplicateRecordMessage(['domain']),
 };
 
 describe('The OpenAPI document as client generators read it (/docs-json)', () => {

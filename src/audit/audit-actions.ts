@@ -54,6 +54,10 @@ export const AUDITED: Record<string, AuditSpec> = {
   deleteApiKey: { action: 'apiKey.delete', ...API_KEY },
   revokeApiKey: { action: 'apiKey.revoke', ...API_KEY },
   regenerateApiKey: { action: 'apiKey.regenerate', ...API_KEY },
+  // Sender domains: the DKIM key made on create, the state a verification sets
+  createSenderDomain: { action: 'senderDomain.create', target: 'senderDomain' },
+  verifySenderDomain: { action: 'senderDomain.verify', target: 'senderDomain' },
+  deleteSenderDomain: { action: 'senderDomain.delete', target: 'senderDomain' },
   // Chat routing
   createChatRoutingRule: { action: 'chatRule.create', target: 'chatRule' },
   updateChatRoutingRule: { action: 'chatRule.update', target: 'chatRule' },

@@ -3,7 +3,13 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Access } from '../common/auth/roles';
 import { done, ok } from '../common/http/envelope';
-import { ApiDoneEnvelope, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
+import { duplicateRecordMessage } from '../common/http/all-exceptions.filter';
+import {
+  ApiDoneEnvelope,
+  ApiErrorMessage,
+  ApiErrors,
+  ApiOkEnvelope,
+} from '../common/swagger/envelope.decorators';
 import { CreateSenderDomainDto, SenderDomainView, toSenderDomainView } from './dto/sender-domain.dto';
 import { SendingIdentities } from './sending-identities';
 import { SenderDomainsService } from './sender-domains.service';
@@ -25,7 +31,8 @@ export class AdminSenderDomainsController {
       'Add a sender domain of an app: the service makes its DKIM key and answers the records to publish',
   })
   @ApiOkEnvelope(SenderDomainView, { status: HttpStatus.CREATED, message: 'Sender domain created' })
-  @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.CONFLICT)
+  @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrorMessage(HttpStatus.CONFLICT, duplicateRecordMessage(['domain']))
   async create(@Body() dto: CreateSenderDomainDto) {
     const created = await this.domains.create(dto.domain, dto.appId);
     return ok(toSenderDomainView(created, this.domains.recordsOf(created)), 'Sender domain created');

@@ -33,6 +33,7 @@ __all__ = [
     "JoinlistApi",
     "MagicLinkApi",
     "NewsletterApi",
+    "SenderDomainsApi",
     "TicketsApi",
     "TrackingApi",
     "UsersApi",
@@ -54,6 +55,8 @@ __all__ = [
     "ApiKeyWithSecretView",
     "AppFeaturesView",
     "AppPublicKeyView",
+    "AppSenderDto",
+    "AppSenderView",
     "AppView",
     "AuditRecordView",
     "BulkDeleteResultSchema",
@@ -91,6 +94,8 @@ __all__ = [
     "CreateNewsletterTemplateDto",
     "CreateSegment201Response",
     "CreateSegmentDto",
+    "CreateSenderDomain201Response",
+    "CreateSenderDomainDto",
     "CreateSubscriber201Response",
     "CreateSubscriberDto",
     "CreateTemplate200Response",
@@ -103,6 +108,7 @@ __all__ = [
     "CreateWantDto",
     "DailyCountView",
     "DatabaseStatus",
+    "DnsRecordView",
     "DoneSchema",
     "DuplicateEmailTemplateDto",
     "EmailEventView",
@@ -166,6 +172,7 @@ __all__ = [
     "ListNewsletterTemplates200Response",
     "ListNewsletterTopics200Response",
     "ListSegments200Response",
+    "ListSenderDomains200Response",
     "ListSubscribers200Response",
     "ListTemplateCategories200Response",
     "ListTemplates200Response",
@@ -212,6 +219,7 @@ __all__ = [
     "SegmentPreviewView",
     "SegmentView",
     "SendCampaign200Response",
+    "SenderDomainView",
     "SetAnyTicketStatus200Response",
     "SetContactConsent200Response",
     "SkippedEntry",
@@ -267,6 +275,7 @@ __all__ = [
     "UserSettingsView",
     "UserView",
     "VerifyMagicLinkDto",
+    "VerifySenderDomain200Response",
     "VoteResult",
     "VoteWant200Response",
     "WantAdminView",
@@ -293,6 +302,7 @@ from admin_service_client.api.health_api import HealthApi as HealthApi
 from admin_service_client.api.joinlist_api import JoinlistApi as JoinlistApi
 from admin_service_client.api.magic_link_api import MagicLinkApi as MagicLinkApi
 from admin_service_client.api.newsletter_api import NewsletterApi as NewsletterApi
+from admin_service_client.api.sender_domains_api import SenderDomainsApi as SenderDomainsApi
 from admin_service_client.api.tickets_api import TicketsApi as TicketsApi
 from admin_service_client.api.tracking_api import TrackingApi as TrackingApi
 from admin_service_client.api.users_api import UsersApi as UsersApi
@@ -318,6 +328,8 @@ from admin_service_client.models.api_key_view import ApiKeyView as ApiKeyView
 from admin_service_client.models.api_key_with_secret_view import ApiKeyWithSecretView as ApiKeyWithSecretView
 from admin_service_client.models.app_features_view import AppFeaturesView as AppFeaturesView
 from admin_service_client.models.app_public_key_view import AppPublicKeyView as AppPublicKeyView
+from admin_service_client.models.app_sender_dto import AppSenderDto as AppSenderDto
+from admin_service_client.models.app_sender_view import AppSenderView as AppSenderView
 from admin_service_client.models.app_view import AppView as AppView
 from admin_service_client.models.audit_record_view import AuditRecordView as AuditRecordView
 from admin_service_client.models.bulk_delete_result_schema import BulkDeleteResultSchema as BulkDeleteResultSchema
@@ -355,6 +367,8 @@ from admin_service_client.models.create_newsletter_template201_response import C
 from admin_service_client.models.create_newsletter_template_dto import CreateNewsletterTemplateDto as CreateNewsletterTemplateDto
 from admin_service_client.models.create_segment201_response import CreateSegment201Response as CreateSegment201Response
 from admin_service_client.models.create_segment_dto import CreateSegmentDto as CreateSegmentDto
+from admin_service_client.models.create_sender_domain201_response import CreateSenderDomain201Response as CreateSenderDomain201Response
+from admin_service_client.models.create_sender_domain_dto import CreateSenderDomainDto as CreateSenderDomainDto
 from admin_service_client.models.create_subscriber201_response import CreateSubscriber201Response as CreateSubscriber201Response
 from admin_service_client.models.create_subscriber_dto import CreateSubscriberDto as CreateSubscriberDto
 from admin_service_client.models.create_template200_response import CreateTemplate200Response as CreateTemplate200Response
@@ -367,6 +381,7 @@ from admin_service_client.models.create_want201_response import CreateWant201Res
 from admin_service_client.models.create_want_dto import CreateWantDto as CreateWantDto
 from admin_service_client.models.daily_count_view import DailyCountView as DailyCountView
 from admin_service_client.models.database_status import DatabaseStatus as DatabaseStatus
+from admin_service_client.models.dns_record_view import DnsRecordView as DnsRecordView
 from admin_service_client.models.done_schema import DoneSchema as DoneSchema
 from admin_service_client.models.duplicate_email_template_dto import DuplicateEmailTemplateDto as DuplicateEmailTemplateDto
 from admin_service_client.models.email_event_view import EmailEventView as EmailEventView
@@ -430,6 +445,7 @@ from admin_service_client.models.list_message_email_events200_response import Li
 from admin_service_client.models.list_newsletter_templates200_response import ListNewsletterTemplates200Response as ListNewsletterTemplates200Response
 from admin_service_client.models.list_newsletter_topics200_response import ListNewsletterTopics200Response as ListNewsletterTopics200Response
 from admin_service_client.models.list_segments200_response import ListSegments200Response as ListSegments200Response
+from admin_service_client.models.list_sender_domains200_response import ListSenderDomains200Response as ListSenderDomains200Response
 from admin_service_client.models.list_subscribers200_response import ListSubscribers200Response as ListSubscribers200Response
 from admin_service_client.models.list_template_categories200_response import ListTemplateCategories200Response as ListTemplateCategories200Response
 from admin_service_client.models.list_templates200_response import ListTemplates200Response as ListTemplates200Response
@@ -476,6 +492,7 @@ from admin_service_client.models.segment_person_view import SegmentPersonView as
 from admin_service_client.models.segment_preview_view import SegmentPreviewView as SegmentPreviewView
 from admin_service_client.models.segment_view import SegmentView as SegmentView
 from admin_service_client.models.send_campaign200_response import SendCampaign200Response as SendCampaign200Response
+from admin_service_client.models.sender_domain_view import SenderDomainView as SenderDomainView
 from admin_service_client.models.set_any_ticket_status200_response import SetAnyTicketStatus200Response as SetAnyTicketStatus200Response
 from admin_service_client.models.set_contact_consent200_response import SetContactConsent200Response as SetContactConsent200Response
 from admin_service_client.models.skipped_entry import SkippedEntry as SkippedEntry
@@ -531,6 +548,7 @@ from admin_service_client.models.user_settings_input import UserSettingsInput as
 from admin_service_client.models.user_settings_view import UserSettingsView as UserSettingsView
 from admin_service_client.models.user_view import UserView as UserView
 from admin_service_client.models.verify_magic_link_dto import VerifyMagicLinkDto as VerifyMagicLinkDto
+from admin_service_client.models.verify_sender_domain200_response import VerifySenderDomain200Response as VerifySenderDomain200Response
 from admin_service_client.models.vote_result import VoteResult as VoteResult
 from admin_service_client.models.vote_want200_response import VoteWant200Response as VoteWant200Response
 from admin_service_client.models.want_admin_view import WantAdminView as WantAdminView

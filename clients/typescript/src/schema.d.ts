@@ -309,6 +309,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/sender-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sender domains (by name) with their state */
+        get: operations["listSenderDomains"];
+        put?: never;
+        /** Add a sender domain of an app: the service makes its DKIM key and answers the records to publish */
+        post: operations["createSenderDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sender-domains/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Look the records up in DNS and answer the state of each */
+        post: operations["verifySenderDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sender-domains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a sender domain: its app sends from MAIL_FROM (or another domain) from then on */
+        delete: operations["deleteSenderDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/chat-routing": {
         parameters: {
             query?: never;
@@ -2158,6 +2210,14 @@ export interface components {
             name: string;
             features: components["schemas"]["AppFeaturesView"];
         };
+        AppSenderView: {
+            /** @example Lumen Club */
+            name?: string;
+            /** @example club@lumen.example */
+            email: string;
+            /** @example help@lumen.example */
+            replyTo?: string;
+        };
         /** @description An app record; `id` is the identifier every route takes */
         AppView: {
             /**
@@ -2199,10 +2259,28 @@ export interface components {
             /** @example pk_3f9c… */
             publicKey: string;
             active: boolean;
+            /** @description Unset: the mail of the app is from MAIL_FROM */
+            sender?: components["schemas"]["AppSenderView"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        AppSenderDto: {
+            /** @example Lumen Club */
+            name?: string;
+            /**
+             * Format: email
+             * @description An e-mail address: a dot-atom local part of at most 64 characters (no quotes, spaces or control characters), @, a domain name
+             * @example club@lumen.example
+             */
+            email: string;
+            /**
+             * Format: email
+             * @description An e-mail address: a dot-atom local part of at most 64 characters (no quotes, spaces or control characters), @, a domain name
+             * @example help@lumen.example
+             */
+            replyTo?: string;
         };
         CreateAppDto: {
             /** @example My Shop */
@@ -2240,6 +2318,8 @@ export interface components {
             allowedOrigins?: string[];
             /** @default true */
             active: boolean;
+            /** @description From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM) */
+            sender?: components["schemas"]["AppSenderDto"];
             /**
              * @description Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users
              * @example my-shop
@@ -2281,12 +2361,49 @@ export interface components {
              */
             allowedOrigins?: string[];
             active?: boolean;
+            /** @description From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM) */
+            sender?: components["schemas"]["AppSenderDto"];
         };
         AppPublicKeyView: {
             /** @example my-shop */
             id: string;
             /** @example pk_3f9c… */
             publicKey: string;
+        };
+        DnsRecordView: {
+            /** @enum {string} */
+            purpose: "dkim" | "spf" | "dmarc" | "return-path" | "tracking";
+            /** @enum {string} */
+            type: "TXT" | "CNAME";
+            /** @example s202611-a1b2c3._domainkey.lumen.example */
+            name: string;
+            /** @example v=DKIM1; k=rsa; p=MIIBIjAN… */
+            value: string;
+            /** @enum {string} */
+            state?: "pending" | "verified" | "missing" | "mismatch" | "unknown";
+        };
+        SenderDomainView: {
+            /** @example 6561f0c2a1b2c3d4e5f60718 */
+            id: string;
+            /** @example lumen.example */
+            domain: string;
+            /** @example lumen-club */
+            appId: string;
+            /** @enum {string} */
+            state: "pending" | "verified" | "failed";
+            /** @description The selector of the key that signs */
+            selector: string;
+            records: components["schemas"]["DnsRecordView"][];
+            /** Format: date-time */
+            checkedAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreateSenderDomainDto: {
+            /** @example lumen.example */
+            domain: string;
+            /** @example lumen-club */
+            appId: string;
         };
         ChatRuleView: {
             /** @example 65a1f0c2e4b0a1b2c3d4e5f6 */
@@ -6821,7 +6938,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Nothing to update: send at least one of name, description, features, chatChannels, allowedOrigins, active"
+                     *       "error": "Nothing to update: send at least one of name, description, features, chatChannels, allowedOrigins, active, sender"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
@@ -7178,6 +7295,512 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "The app changed concurrently; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    listSenderDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SenderDomainView"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    createSenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "lumen.example",
+                 *       "appId": "lumen-club"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSenderDomainDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SenderDomainView"];
+                        /** @example Sender domain created */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "domain must be a domain name such as lumen.example; domain must be shorter than or equal to 253 characters; domain must be a string; appId must be an app id; appId must be shorter than or equal to 64 characters; and 1 more"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with this domain already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The Content-Type of the body is not one this route reads */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    verifySenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SenderDomainView"];
+                        /** @example Sender domain checked */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Sender domain not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    deleteSenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Sender domain deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DoneSchema"];
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Sender domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];

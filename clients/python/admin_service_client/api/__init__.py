@@ -16,6 +16,7 @@ from admin_service_client.api.health_api import HealthApi
 from admin_service_client.api.joinlist_api import JoinlistApi
 from admin_service_client.api.magic_link_api import MagicLinkApi
 from admin_service_client.api.newsletter_api import NewsletterApi
+from admin_service_client.api.sender_domains_api import SenderDomainsApi
 from admin_service_client.api.tickets_api import TicketsApi
 from admin_service_client.api.tracking_api import TrackingApi
 from admin_service_client.api.users_api import UsersApi

@@ -20,6 +20,7 @@ import json
 from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
+from admin_service_client.models.app_sender_view import AppSenderView
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -36,9 +37,10 @@ class AppView(BaseModel):
     allowed_origins: List[StrictStr] = Field(alias="allowedOrigins")
     public_key: StrictStr = Field(alias="publicKey")
     active: StrictBool
+    sender: Optional[AppSenderView] = Field(default=None, description="Unset: the mail of the app is from MAIL_FROM")
     created_at: datetime = Field(alias="createdAt")
     updated_at: datetime = Field(alias="updatedAt")
-    __properties: ClassVar[List[str]] = ["_id", "id", "name", "description", "features", "chatChannels", "allowedOrigins", "publicKey", "active", "createdAt", "updatedAt"]
+    __properties: ClassVar[List[str]] = ["_id", "id", "name", "description", "features", "chatChannels", "allowedOrigins", "publicKey", "active", "sender", "createdAt", "updatedAt"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -79,6 +81,9 @@ class AppView(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # override the default output from pydantic by calling `to_dict()` of sender
+        if self.sender:
+            _dict['sender'] = self.sender.to_dict()
         return _dict
 
     @classmethod
@@ -100,6 +105,7 @@ class AppView(BaseModel):
             "allowedOrigins": obj.get("allowedOrigins"),
             "publicKey": obj.get("publicKey"),
             "active": obj.get("active"),
+            "sender": AppSenderView.from_dict(obj["sender"]) if obj.get("sender") is not None else None,
             "createdAt": obj.get("createdAt"),
             "updatedAt": obj.get("updatedAt")
         })

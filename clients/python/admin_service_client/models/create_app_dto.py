@@ -20,6 +20,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
+from admin_service_client.models.app_sender_dto import AppSenderDto
 from admin_service_client.models.create_app_dto_features_value import CreateAppDtoFeaturesValue
 from typing import Optional, Set
 from typing_extensions import Self
@@ -34,8 +35,9 @@ class CreateAppDto(BaseModel):
     chat_channels: Optional[Dict[str, Annotated[str, Field(strict=True, max_length=2048)]]] = Field(default=None, description="Chat channel name → the label its notifications show (e.g. `#support`); destinations are set with chat routing rules (replaces the whole map on update). Names: a lower-case letter, then at most 49 of a-z, 0-9, _ or - (^[a-z][a-z0-9_-]{0,49}$)", alias="chatChannels")
     allowed_origins: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=255)]], Field(max_length=50)]] = Field(default=None, description="Origins allowed to use the publishable key (replaces the whole list on update)", alias="allowedOrigins")
     active: Optional[StrictBool] = True
+    sender: Optional[AppSenderDto] = Field(default=None, description="From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM)")
     id: Annotated[str, Field(strict=True, max_length=64)] = Field(description="Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users")
-    __properties: ClassVar[List[str]] = ["name", "description", "features", "chatChannels", "allowedOrigins", "active", "id"]
+    __properties: ClassVar[List[str]] = ["name", "description", "features", "chatChannels", "allowedOrigins", "active", "sender", "id"]
 
     @field_validator('id')
     def id_validate_regular_expression(cls, value):
@@ -90,6 +92,9 @@ class CreateAppDto(BaseModel):
                 if self.features[_key_features]:
                     _field_dict[_key_features] = self.features[_key_features].to_dict()
             _dict['features'] = _field_dict
+        # override the default output from pydantic by calling `to_dict()` of sender
+        if self.sender:
+            _dict['sender'] = self.sender.to_dict()
         return _dict
 
     @classmethod
@@ -113,6 +118,7 @@ class CreateAppDto(BaseModel):
             "chatChannels": obj.get("chatChannels"),
             "allowedOrigins": obj.get("allowedOrigins"),
             "active": obj.get("active") if obj.get("active") is not None else True,
+            "sender": AppSenderDto.from_dict(obj["sender"]) if obj.get("sender") is not None else None,
             "id": obj.get("id")
         })
         return _obj

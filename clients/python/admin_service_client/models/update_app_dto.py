@@ -20,6 +20,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
+from admin_service_client.models.app_sender_dto import AppSenderDto
 from admin_service_client.models.create_app_dto_features_value import CreateAppDtoFeaturesValue
 from typing import Optional, Set
 from typing_extensions import Self
@@ -34,7 +35,8 @@ class UpdateAppDto(BaseModel):
     chat_channels: Optional[Dict[str, Annotated[str, Field(strict=True, max_length=2048)]]] = Field(default=None, description="Chat channel name → the label its notifications show (e.g. `#support`); destinations are set with chat routing rules (replaces the whole map on update). Names: a lower-case letter, then at most 49 of a-z, 0-9, _ or - (^[a-z][a-z0-9_-]{0,49}$)", alias="chatChannels")
     allowed_origins: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=255)]], Field(max_length=50)]] = Field(default=None, description="Origins allowed to use the publishable key (replaces the whole list on update)", alias="allowedOrigins")
     active: Optional[StrictBool] = None
-    __properties: ClassVar[List[str]] = ["name", "description", "features", "chatChannels", "allowedOrigins", "active"]
+    sender: Optional[AppSenderDto] = Field(default=None, description="From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM)")
+    __properties: ClassVar[List[str]] = ["name", "description", "features", "chatChannels", "allowedOrigins", "active", "sender"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -82,6 +84,9 @@ class UpdateAppDto(BaseModel):
                 if self.features[_key_features]:
                     _field_dict[_key_features] = self.features[_key_features].to_dict()
             _dict['features'] = _field_dict
+        # override the default output from pydantic by calling `to_dict()` of sender
+        if self.sender:
+            _dict['sender'] = self.sender.to_dict()
         return _dict
 
     @classmethod
@@ -104,7 +109,8 @@ class UpdateAppDto(BaseModel):
             else None,
             "chatChannels": obj.get("chatChannels"),
             "allowedOrigins": obj.get("allowedOrigins"),
-            "active": obj.get("active")
+            "active": obj.get("active"),
+            "sender": AppSenderDto.from_dict(obj["sender"]) if obj.get("sender") is not None else None
         })
         return _obj
 
