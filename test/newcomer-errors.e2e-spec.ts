@@ -253,6 +253,8 @@ describe('Start-up errors a newcomer can act on', () => {
       NODE_ENV: 'production',
       MONGODB_URI: 'mongodb://127.0.0.1:1/admin-service',
       BCRYPT_COST: '10',
+      MAIL_FROM: 'News <news@mail.example.com>',
+      PUBLIC_BASE_URL: 'https://mail.example.com',
     };
     expect(await oneLine(production)).toMatch(
       /^Invalid configuration: SMTP_URL: is required when NODE_ENV=production .*EMAIL_TRANSPORT=outbox/,

@@ -71,6 +71,8 @@ describe('SMTP_URL in production', () => {
     NODE_ENV: 'production',
     APP_SECRET: 'x'.repeat(32),
     MONGODB_URI: 'mongodb://db.internal:27017/admin-service',
+    MAIL_FROM: 'News <news@mail.example.com>',
+    PUBLIC_BASE_URL: 'https://mail.example.com',
   };
 
   it('is required: one line naming SMTP_URL and how to ask for mail to files', () => {

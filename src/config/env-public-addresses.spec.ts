@@ -7,6 +7,7 @@ const production = {
   MONGODB_URI: 'mongodb://db.internal:27017/app',
   MAIL_FROM: 'News <news@mail.example.com>',
   PUBLIC_BASE_URL: 'https://mail.example.com',
+  SMTP_URL: 'smtp://mail.internal:587',
 };
 
 describe('production mail addresses', () => {
