@@ -139,7 +139,7 @@ describe('E-mail queue, worker and delivery', () => {
         htmlTemplate: '<p>Hello {{name}}</p>',
         textTemplate: 'Hello {{name}}',
         variables: ['name'],
-        sender: { name: 'Team', email: 'team@app.example.com' },
+        sender: { name: 'Team', email: 'team@mail.example.com' },
       });
       expect(created.status).toBe(200);
 
@@ -153,8 +153,8 @@ describe('E-mail queue, worker and delivery', () => {
 
       expect((await jobById(id)).status).toBe('completed');
       const [mail] = smtp.received;
-      expect(mail.from).toBe('team@app.example.com');
-      expect(mail.headers.from).toBe('Team <team@app.example.com>');
+      expect(mail.from).toBe('team@mail.example.com');
+      expect(mail.headers.from).toBe('Team <team@mail.example.com>');
       expect(mail.headers.subject).toBe('Welcome, Bob <b> & co');
       expect(mail.raw).toContain('Hello Bob &lt;b&gt;');
       expect(mail.raw).toContain('Hello Bob <b>');
