@@ -22,6 +22,7 @@ export const RESERVED_APP_IDS: readonly string[] = [
   'health',
   'joinlist',
   'o',
+  'sender-domains',
   'templates',
   'tickets',
   'unsubscribe',
