@@ -204,7 +204,15 @@ describe('Database round trips per request', () => {
       const again = await commandsDuring(t.connection, async () => {
         expect((await http.get(`/${app.id}/wants`)).status).toBe(200);
       });
-      expect(ofRequest(again).filter((command) => /\b(api_keys|apps)$/.test(command))).toEqual([]);
+      // The page, its total and the caller's votes: one aggregation, and nothing for the credential.
+      expect(ofRequest(again)).toEqual(['aggregate wants']);
+      const want = await t.connection
+        .collection('wants')
+        .insertOne({ appId: app.id, title: 'Dark mode', description: 'Please', voteCount: 0 });
+      const detail = await commandsDuring(t.connection, async () => {
+        expect((await http.get(`/${app.id}/wants/${String(want.insertedId)}`)).status).toBe(200);
+      });
+      expect(ofRequest(detail)).toEqual(['aggregate wants']);
     });
 
     it('reads a staff user once, then serves /auth/me from memory; an unknown API key is remembered too', async () => {
