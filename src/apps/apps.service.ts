@@ -106,6 +106,8 @@ export class AppsService {
     if (dto.sender) await this.identities.assertMayUse(dto.id, dto.sender.email, 'sender.email');
     const sender = dto.sender && withoutUndefined(dto.sender);
     const created = await this.apps.create({ ...dto, sender, publicKey: generatePublicKey() });
+    // A record of a deleted app with this id may still be cached on an instance that missed the delete.
+    await this.changes.announce('apps');
     return this.requireApp(created.id);
   }
 
