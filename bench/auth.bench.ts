@@ -8,7 +8,8 @@
  * - `GET /auth/me` with a back-office bearer token (bearer strategy: JWT check + one user lookup by _id);
  * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list);
  * - `GET /auth/me` with a token signed by another key: 401 after the signature check, no database work, so
- *   it shows what the pipeline itself (throttler, guard, Passport, JWT, error filter) costs.
+ *   it shows what the pipeline itself (throttler, guard, Passport, JWT, error filter) costs;
+ * - `GET /:appId/wants` with a well-formed API key that no key has: 401 (a client repeating a deleted key).
  *
  * Each server is `node dist/main.js` as a child process on one in-memory dev database (a database each),
  * with NODE_ENV=production and LOG_LEVEL=warn. autocannon runs 50 connections for BENCH_DURATION seconds
@@ -35,7 +36,12 @@ const CONNECTIONS = 50;
 interface Target {
   label: string;
   server: BenchServer;
-  headers: { me: Record<string, string>; wants: Record<string, string>; forged: Record<string, string> };
+  headers: {
+    me: Record<string, string>;
+    wants: Record<string, string>;
+    forged: Record<string, string>;
+    unknownKey: Record<string, string>;
+  };
   wantsPath: string;
 }
 
@@ -58,7 +64,12 @@ async function startTarget(label: string, dist: string, mongoUri: string): Promi
   return {
     label,
     server,
-    headers: { me: admin, wants: apiKey, forged: { authorization: `Bearer ${forgedToken(token)}` } },
+    headers: {
+      me: admin,
+      wants: apiKey,
+      forged: { authorization: `Bearer ${forgedToken(token)}` },
+      unknownKey: { 'x-api-key': `sk_${appId}_${'0'.repeat(64)}` },
+    },
     wantsPath: `/${appId}/wants`,
   };
 }
@@ -95,6 +106,11 @@ async function main(): Promise<void> {
           url: `${server.baseUrl}/auth/me`,
           headers: headers.forged,
         },
+        {
+          name: `${label} GET /:appId/wants unknown key → 401`,
+          url: `${server.baseUrl}${wantsPath}`,
+          headers: headers.unknownKey,
+        },
       ]),
     ];
     const means = await runScenarios(scenarios, 'bare Fastify', {
@@ -102,7 +118,12 @@ async function main(): Promise<void> {
       durationS: DURATION_S,
     });
     if (targets.length === 2) {
-      for (const path of ['GET /auth/me', 'GET /:appId/wants', 'GET /auth/me forged → 401']) {
+      for (const path of [
+        'GET /auth/me',
+        'GET /:appId/wants',
+        'GET /auth/me forged → 401',
+        'GET /:appId/wants unknown key → 401',
+      ]) {
         const ratio = means.get(`after ${path}`)! / means.get(`before ${path}`)!;
         console.log(`${path}: after/before = ${ratio.toFixed(3)}`);
       }

@@ -136,6 +136,10 @@ export async function startServer(
       BCRYPT_COST: '10',
       EMAIL_WORKER_ENABLED: 'false',
       TRUST_PROXY: 'loopback',
+      // What production requires to start; no mail is sent by these benches.
+      EMAIL_TRANSPORT: 'outbox',
+      MAIL_FROM: 'Bench <bench@mail.example.com>',
+      PUBLIC_BASE_URL: 'https://mail.example.com',
       ...env,
     },
   });

@@ -11,6 +11,7 @@ import { AuthModule } from './auth/auth.module';
 import { MagicLinkModule } from './auth/magic-link/magic-link.module';
 import { ChatModule } from './chat/chat.module';
 import { CredentialGuard } from './common/auth/credential.guard';
+import { CredentialsModule } from './common/credentials/credentials.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { DirectRoutesModule } from './common/http/direct-routes';
@@ -41,6 +42,7 @@ import { WantsModule } from './wants/wants.module';
     QueueModule,
     ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: throttlerOptions }),
     CryptoModule,
+    CredentialsModule,
     // Staff actions' audit trail: its interceptor wraps every audited route (src/audit/audit-actions.ts).
     AuditModule,
     DirectRoutesModule,

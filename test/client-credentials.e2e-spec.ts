@@ -2,6 +2,7 @@ import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { ApiKey } from '../src/api-keys/schemas/api-key.schema';
 import { Role } from '../src/common/auth/roles';
+import { CredentialChanges } from '../src/common/credentials/credential-changes';
 import { createTestApp, TestApp } from './helpers/app';
 import { seedApiKey, seedApp } from './helpers/factories';
 import { GuardsProbeModule } from './helpers/guards-probe.module';
@@ -158,6 +159,8 @@ describe('Client credentials', () => {
 
       const longAgo = new Date(Date.now() - 2 * 60_000);
       await keys.updateOne({ _id: key.id }, { $set: { lastUsed: longAgo } }, { timestamps: false });
+      // The instance decides from the key it cached: a change announced (as any key change is) re-reads it.
+      await t.app.get(CredentialChanges).announce('api-keys');
       await keyRoute(app.id, { 'x-api-key': key.value });
       const later = (await keys.findById(key.id).lean())!.lastUsed!;
       expect(later.getTime()).toBeGreaterThan(longAgo.getTime() + 60_000);

@@ -4,7 +4,9 @@ import { Webhook } from 'standardwebhooks';
 import type { App } from '../src/apps/schemas/app.schema';
 import { createTestApp, resetDatabase, TestApp } from './helpers/app';
 import { commandsDuring, monitorDatabaseCommands } from './helpers/db-commands';
+import { Role } from '../src/common/auth/roles';
 import { seedApiKey, seedApp } from './helpers/factories';
+import { createSession } from './helpers/session';
 
 const ORIGIN = 'https://www.shop.test';
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
@@ -164,8 +166,11 @@ describe('Database round trips per request', () => {
         status = (await page.post('/joinlist', { email: 'new-reader@example.com', firstName: 'New' })).status;
       });
       expect(status).toBe(200);
-      // The chat notice is written off the request (ChatNotifier); it may or may not fall inside the window.
-      const ofRequest = commands.filter((command) => command !== 'insert chat_notifications').sort();
+      // The chat notice is written off the request (ChatNotifier), and the credential stamps are read at
+      // most once a second (CredentialChanges): either may or may not fall inside the window.
+      const ofRequest = commands
+        .filter((command) => command !== 'insert chat_notifications' && command !== 'find credential_stamps')
+        .sort();
       expect(ofRequest).toEqual([
         'find apps',
         'find email_suppressions',
@@ -180,17 +185,53 @@ describe('Database round trips per request', () => {
     });
   });
 
-  describe('GET /{appId}/wants with an API key', () => {
-    it('reads the key and its app in one command', async () => {
+  describe('credentials', () => {
+    /** A request's commands, without the stamps read at most once a second (CredentialChanges). */
+    const ofRequest = (commands: string[]) =>
+      commands.filter((command) => command !== 'find credential_stamps');
+
+    it('reads an API key and its app in one command, then serves them from memory', async () => {
       const key = await seedApiKey(t, app.id);
       const http = t.http.with({ 'x-api-key': key.value, 'x-forwarded-for': nextIp() });
-      // The first request records the key's use (a write at most once a minute): not what is counted here.
-      expect((await http.get(`/${app.id}/wants`)).status).toBe(200);
-      const commands = await commandsDuring(t.connection, async () => {
+      const first = await commandsDuring(t.connection, async () => {
         expect((await http.get(`/${app.id}/wants`)).status).toBe(200);
       });
-      const credential = commands.filter((command) => /\b(api_keys|apps)$/.test(command));
-      expect(credential).toEqual(['aggregate api_keys']);
+      expect(ofRequest(first).filter((command) => /\b(api_keys|apps)$/.test(command))).toEqual([
+        'aggregate api_keys',
+        // The key's use, recorded at most once a minute.
+        'update api_keys',
+      ]);
+      const again = await commandsDuring(t.connection, async () => {
+        expect((await http.get(`/${app.id}/wants`)).status).toBe(200);
+      });
+      // The page, its total and the caller's votes: one aggregation, and nothing for the credential.
+      expect(ofRequest(again)).toEqual(['aggregate wants']);
+      const want = await t.connection
+        .collection('wants')
+        .insertOne({ appId: app.id, title: 'Dark mode', description: 'Please', voteCount: 0 });
+      const detail = await commandsDuring(t.connection, async () => {
+        expect((await http.get(`/${app.id}/wants/${String(want.insertedId)}`)).status).toBe(200);
+      });
+      expect(ofRequest(detail)).toEqual(['aggregate wants']);
+    });
+
+    it('reads a staff user once, then serves /auth/me from memory; an unknown API key is remembered too', async () => {
+      const admin = await createSession(t, Role.Admin);
+      expect((await admin.http.get('/auth/me')).status).toBe(200);
+      const again = await commandsDuring(t.connection, async () => {
+        expect((await admin.http.get('/auth/me')).status).toBe(200);
+      });
+      expect(ofRequest(again)).toEqual([]);
+
+      const unknown = t.http.with({
+        'x-api-key': `sk_${app.id}_${'0'.repeat(64)}`,
+        'x-forwarded-for': nextIp(),
+      });
+      expect((await unknown.get(`/${app.id}/wants`)).status).toBe(401);
+      const repeated = await commandsDuring(t.connection, async () => {
+        expect((await unknown.get(`/${app.id}/wants`)).status).toBe(401);
+      });
+      expect(ofRequest(repeated)).toEqual([]);
     });
   });
 });

@@ -1,12 +1,14 @@
 import { callApi, startApi, type ApiProcess } from './helpers/api-process';
+import { waitFor } from './helpers/wait';
 import { compileWorker, killAll, type CompiledWorker, type WorkerEnv } from './helpers/worker-process';
 
 const ADMIN = { email: 'sessions-admin@example.com', password: 'sessions-admin-password' };
 
 /**
  * Ending sessions across instances: two API processes on one database (no Redis: nothing of this is held
- * in a process). A token signed out, revoked by an admin or ended by a password change on one instance is
- * refused by the other at its next request.
+ * in a process but the credential cache, whose stamps are read at most a second apart). A token signed out,
+ * revoked by an admin or ended by a password change on one instance is refused by the other shortly after:
+ * the test asks until it is (docs/architecture.md "Credentials and roles").
  */
 describe('Staff sessions end on every instance', () => {
   let compiled: CompiledWorker;
@@ -44,6 +46,13 @@ describe('Staff sessions end on every instance', () => {
   const me = (instance: ApiProcess, headers: Record<string, string>) =>
     callApi(instance.baseUrl, 'GET', '/auth/me', { headers });
 
+  /** Asks until the instance refuses the token. */
+  const refused = (instance: ApiProcess, headers: Record<string, string>) =>
+    waitFor(async () => (await me(instance, headers)).status === 401, {
+      timeoutMs: 30_000,
+      describe: () => `${instance.name} still accepts the token`,
+    });
+
   jest.setTimeout(60_000);
 
   it('signs out one token: refused on the other instance, while another session goes on', async () => {
@@ -51,7 +60,7 @@ describe('Staff sessions end on every instance', () => {
     const second = await signIn(ADMIN.email, ADMIN.password, 2);
     expect((await me(b, first)).status).toBe(200);
     expect((await callApi(a.baseUrl, 'POST', '/auth/logout', { headers: first })).status).toBe(200);
-    expect((await me(b, first)).status).toBe(401);
+    await refused(b, first);
     expect((await me(b, second)).status).toBe(200);
   });
 
@@ -74,8 +83,8 @@ describe('Staff sessions end on every instance', () => {
 
     const revoked = await callApi(b.baseUrl, 'POST', `/users/${id}/sessions/revoke`, { headers: admin });
     expect(revoked.status).toBe(200);
-    expect((await me(a, ada)).status).toBe(401);
-    expect((await me(b, adaElsewhere)).status).toBe(401);
+    await refused(a, ada);
+    await refused(b, adaElsewhere);
 
     const again = await signIn('sessions-ada@example.com', 'ada-password-1', 6);
     const changed = await callApi(b.baseUrl, 'PATCH', `/users/${id}/password`, {
@@ -83,7 +92,7 @@ describe('Staff sessions end on every instance', () => {
       body: { password: 'ada-password-2' },
     });
     expect(changed.status).toBe(200);
-    expect((await me(a, again)).status).toBe(401);
+    await refused(a, again);
     // The admin's own session was untouched throughout; the audit log has the revoke.
     const log = await callApi(
       a.baseUrl,

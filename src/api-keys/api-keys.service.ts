@@ -6,6 +6,8 @@ import { Model, trusted, type PipelineStage, type QueryFilter } from 'mongoose';
 import { APP_DELETED, type AppDeletedEvent } from '../apps/app-events';
 import { AppsService } from '../apps/apps.service';
 import { App, APPS_COLLECTION } from '../apps/schemas/app.schema';
+import type { CredentialCache } from '../common/credentials/credential-cache';
+import { CredentialChanges } from '../common/credentials/credential-changes';
 import { decryptSecret, encryptSecret } from '../common/crypto/secret-box';
 import { findByIdOr404 } from '../common/database/object-id';
 import { patchUpdate } from '../common/database/patch-update';
@@ -51,13 +53,18 @@ const counters = (row: ApiKeyAppStats): ApiKeyAppStats => ({
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
   private readonly encryptionKey: Buffer;
+  /** What `findCredential` read, by the value's SHA-256 (null: no key has that hash). */
+  private readonly credentials: CredentialCache<ApiKeyCredential | null>;
 
   constructor(
     @InjectModel(ApiKey.name) private readonly keys: Model<ApiKey>,
     private readonly apps: AppsService,
+    private readonly changes: CredentialChanges,
     secretKeys: SecretKeys,
   ) {
     this.encryptionKey = secretKeys.apiKeyEncryption;
+    // The entries carry the app's state too: switching an app off clears them as a key's revocation does.
+    this.credentials = changes.cache(['api-keys', 'apps']);
   }
 
   /**
@@ -152,7 +159,7 @@ export class ApiKeysService {
     return this.updateById(id, patchUpdate(dto, CLEARABLE));
   }
 
-  async revoke(id: string): Promise<ApiKey> {
+  revoke(id: string): Promise<ApiKey> {
     return this.updateById(id, { $set: { isActive: false } });
   }
 
@@ -166,25 +173,41 @@ export class ApiKeysService {
 
   async remove(id: string): Promise<void> {
     await findByIdOr404(id, NOT_FOUND, (_id) => this.keys.findByIdAndDelete(_id).lean().exec());
+    await this.changes.announce('api-keys');
   }
 
   /** A deleted app takes its keys with it, so a later app reusing the id cannot inherit them. */
   @OnEvent(APP_DELETED, { suppressErrors: false })
   async removeAppKeys(event: AppDeletedEvent): Promise<void> {
     await this.keys.deleteMany({ appId: event.appId }).exec();
+    await this.changes.announce('api-keys');
   }
 
   /**
-   * For the guard: the key by its unique hash and its app by its unique id, in one command (a `$lookup`),
-   * so every request sees a revoked key or a switched-off app at once, on every instance, without a second
-   * round trip. Null for a malformed or unknown value.
+   * For the guard: the key by the value's hash and its app, from the credential cache (a revoked key or a
+   * switched-off app leaves it on every instance within a second: CredentialChanges), else read in one
+   * command. An unknown value is cached as null too, so a client repeating a deleted key costs no lookup;
+   * a new value cannot be among them (256 random bits). Null for a malformed or unknown value.
    */
   async findCredential(value: string): Promise<ApiKeyCredential | null> {
     if (!isWellFormedApiKey(value)) return null;
+    const pending = this.changes.current();
+    if (pending) await pending;
+    const hash = hashApiKey(value);
+    const cached = this.credentials.get(hash);
+    if (cached !== undefined) return cached;
+    const generation = this.credentials.generation;
+    const found = await this.readCredential(hash);
+    this.credentials.store(hash, found, generation);
+    return found;
+  }
+
+  /** The key by its unique hash and its app by its unique id, in one command (a `$lookup`). */
+  private async readCredential(keyHash: string): Promise<ApiKeyCredential | null> {
     const fields = { appId: 1, isActive: 1, expiresAt: 1, allowedOrigins: 1, lastUsed: 1 };
     const [found] = await this.keys
       .aggregate<Omit<ApiKeyCredential, 'app'> & { app?: Pick<App, 'id' | 'active'> }>([
-        { $match: { keyHash: hashApiKey(value) } },
+        { $match: { keyHash } },
         { $limit: 1 },
         { $lookup: { from: APPS_COLLECTION, localField: 'appId', foreignField: 'id', as: 'apps' } },
         // In two steps: the dev database projects fields of an array's documents wrongly.
@@ -203,6 +226,8 @@ export class ApiKeysService {
   async touchLastUsed(credential: ApiKeyCredential, now = new Date()): Promise<void> {
     const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     if (credential.lastUsed && credential.lastUsed > threshold) return;
+    // The cached copy: this instance skips the next minute's writes whoever wins the conditional write.
+    credential.lastUsed = now;
     await this.keys
       .updateOne(
         {
@@ -219,12 +244,15 @@ export class ApiKeysService {
     return { keyHash: hashApiKey(value), encryptedKey: encryptSecret(value, this.encryptionKey) };
   }
 
-  private updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
-    return findByIdOr404(id, NOT_FOUND, (_id) =>
+  /** Every change of a key may revoke it (active, expiry, allowed origins, value). */
+  private async updateById(id: string, update: Record<string, unknown>): Promise<ApiKey> {
+    const key = await findByIdOr404(id, NOT_FOUND, (_id) =>
       this.keys
         .findByIdAndUpdate(_id, update, { returnDocument: 'after', runValidators: true })
         .lean<ApiKey>()
         .exec(),
     );
+    await this.changes.announce('api-keys');
+    return key;
   }
 }

@@ -24,14 +24,12 @@ export class AppKeyStrategy extends PassportStrategy(Strategy, 'app-key') {
     const key = request.headers['x-app-key'];
     if (typeof key !== 'string' || key === '') throw new UnauthorizedException('Missing X-App-Key header');
     if (!PUBLIC_KEY_FORMAT.test(key)) throw new UnauthorizedException('Invalid app key');
-    const app = await this.apps.findByPublicKey(key);
-    if (!app) {
-      // A page still sending a replaced key learns why it stopped working (its owner must update it).
-      if (await this.apps.findByRetiredPublicKey(key)) {
-        throw new ForbiddenException('This app key was rotated; use the current publishable key');
-      }
-      throw new UnauthorizedException('Invalid app key');
+    const app = await this.apps.publicKeyHolder(key);
+    // A page still sending a replaced key learns why it stopped working (its owner must update it).
+    if (app === 'retired') {
+      throw new ForbiddenException('This app key was rotated; use the current publishable key');
     }
+    if (!app) throw new UnauthorizedException('Invalid app key');
     if (!app.active) throw new ForbiddenException('This app is inactive');
 
     const pathAppId = (request.params as Record<string, string> | undefined)?.appId;

@@ -1,8 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Model } from 'mongoose';
+import type { CredentialCache } from '../common/credentials/credential-cache';
+import { CredentialChanges } from '../common/credentials/credential-changes';
 import { patchUpdate } from '../common/database/patch-update';
 import { SendingIdentities } from '../sender-domains/sending-identities';
 import { APP_DELETED, AppDeletedEvent } from './app-events';
@@ -24,27 +26,59 @@ const TOGGLE_ATTEMPTS = 3;
 /** The one answer to an unknown app, wherever a route names one (path or body): 404 with this message. */
 export const APP_NOT_FOUND = 'App not found';
 
+/** Who holds a publishable key: its app, `retired` when rotate-key replaced it, or null when unknown. */
+export type PublicKeyHolder = App | 'retired' | null;
+
 /** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
 @Injectable()
 export class AppsService {
+  /** `publicKeyHolder` answers by the key's SHA-256 (a page's key is public, but a lookup key all the same). */
+  private readonly holders: CredentialCache<PublicKeyHolder>;
+  private readonly byId: CredentialCache<App>;
+
   constructor(
     @InjectModel(App.name) private readonly apps: Model<App>,
     private readonly events: EventEmitter2,
     private readonly identities: SendingIdentities,
-  ) {}
-
-  findByAppId(appId: string): Promise<App | null> {
-    return this.apps.findOne({ id: appId }).lean<App>().exec();
+    private readonly changes: CredentialChanges,
+  ) {
+    this.holders = changes.cache(['apps']);
+    this.byId = changes.cache(['apps']);
   }
 
-  /** For the publishable-key guard: one lookup on the unique `publicKey` index. */
-  findByPublicKey(publicKey: string): Promise<App | null> {
-    return this.apps.findOne({ publicKey }).lean<App>().exec();
+  /**
+   * The app by its id, from the credential cache when this instance read it before (a change of the app
+   * leaves it within a second: CredentialChanges); an unknown id is read each time, so an app created on
+   * another instance is found at once.
+   */
+  async findByAppId(appId: string): Promise<App | null> {
+    const pending = this.changes.current();
+    if (pending) await pending;
+    const cached = this.byId.get(appId);
+    if (cached) return cached;
+    const generation = this.byId.generation;
+    const app = await this.apps.findOne({ id: appId }).lean<App>().exec();
+    if (app) this.byId.store(appId, app, generation);
+    return app;
   }
 
-  /** The app that once had this publishable key (replaced by rotate-key), if any. */
-  findByRetiredPublicKey(publicKey: string): Promise<App | null> {
-    return this.apps.findOne({ retiredPublicKeys: publicKey }).lean<App>().exec();
+  /**
+   * For the publishable-key guard, from the credential cache (an app's change leaves it on every instance
+   * within a second: CredentialChanges), else one lookup on the unique `publicKey` index (and one on the
+   * retired keys when it finds nothing). Unknown keys are cached too: a page repeating one costs no lookup.
+   */
+  async publicKeyHolder(publicKey: string): Promise<PublicKeyHolder> {
+    const pending = this.changes.current();
+    if (pending) await pending;
+    const hash = createHash('sha256').update(publicKey).digest('base64url');
+    const cached = this.holders.get(hash);
+    if (cached !== undefined) return cached;
+    const generation = this.holders.generation;
+    const holder =
+      (await this.apps.findOne({ publicKey }).lean<App>().exec()) ??
+      ((await this.apps.exists({ retiredPublicKeys: publicKey })) ? 'retired' : null);
+    this.holders.store(hash, holder, generation);
+    return holder;
   }
 
   /** The app, or 404 when no app has this id. */
@@ -72,6 +106,8 @@ export class AppsService {
     if (dto.sender) await this.identities.assertMayUse(dto.id, dto.sender.email, 'sender.email');
     const sender = dto.sender && withoutUndefined(dto.sender);
     const created = await this.apps.create({ ...dto, sender, publicKey: generatePublicKey() });
+    // A record of a deleted app with this id may still be cached on an instance that missed the delete.
+    await this.changes.announce('apps');
     return this.requireApp(created.id);
   }
 
@@ -88,6 +124,8 @@ export class AppsService {
       .exec();
     if (!updated) throw new NotFoundException(APP_NOT_FOUND);
     this.identities.forget(appId);
+    // Its allowed origins and its state decide who its keys admit.
+    await this.changes.announce('apps');
     return updated;
   }
 
@@ -101,6 +139,7 @@ export class AppsService {
     const event: AppDeletedEvent = { appId };
     await this.events.emitAsync(APP_DELETED, event);
     await this.apps.deleteOne({ id: appId }).exec();
+    await this.changes.announce('apps');
   }
 
   /**
@@ -123,7 +162,10 @@ export class AppsService {
         )
         .lean<App>()
         .exec();
-      if (updated) return { id: updated.id, publicKey: updated.publicKey };
+      if (updated) {
+        await this.changes.announce('apps');
+        return { id: updated.id, publicKey: updated.publicKey };
+      }
     }
     throw new ConflictException('The app key is being rotated by another request; try again');
   }
@@ -140,7 +182,10 @@ export class AppsService {
         )
         .lean<App>()
         .exec();
-      if (updated) return updated;
+      if (updated) {
+        await this.changes.announce('apps');
+        return updated;
+      }
     }
     throw new ConflictException(APP_CHANGED_CONCURRENTLY);
   }

@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isObjectIdOrHexString, Model, trusted } from 'mongoose';
+import { CredentialChanges } from '../common/credentials/credential-changes';
 import { TwoFactorState, User } from './schemas/user.schema';
 
 /**
@@ -16,7 +17,10 @@ export const REVOKED_TOKENS_MAX = 20;
  */
 @Injectable()
 export class StaffCredentialsService {
-  constructor(@InjectModel(User.name) private readonly users: Model<User>) {}
+  constructor(
+    @InjectModel(User.name) private readonly users: Model<User>,
+    private readonly changes: CredentialChanges,
+  ) {}
 
   /** The two-factor state, secrets included (sealed): only for checking a code. */
   async twoFactorOf(id: string): Promise<TwoFactorState | null> {
@@ -43,6 +47,7 @@ export class StaffCredentialsService {
         { $set: { twoFactor, twoFactorEnabled: true }, $inc: { tokenVersion: 1 } },
       )
       .exec();
+    if (result.modifiedCount === 1) await this.changes.announce('users');
     return result.modifiedCount === 1;
   }
 
@@ -59,6 +64,7 @@ export class StaffCredentialsService {
       )
       .exec();
     if (result.matchedCount === 0) throw new NotFoundException('User not found');
+    await this.changes.announce('users');
   }
 
   /**
@@ -90,10 +96,11 @@ export class StaffCredentialsService {
     return result.modifiedCount === 1;
   }
 
-  /** Ends every token of the user, on every instance at its next request (the guard reads the version). */
+  /** Ends every token of the user, on every instance within a second (CredentialChanges). */
   async endAllSessions(id: string): Promise<void> {
     const result = await this.users.updateOne({ _id: id }, { $inc: { tokenVersion: 1 } }).exec();
     if (result.matchedCount === 0) throw new NotFoundException('User not found');
+    await this.changes.announce('users');
   }
 
   /**
@@ -111,5 +118,6 @@ export class StaffCredentialsService {
       )
       .exec();
     if (added.modifiedCount === 0) await this.endAllSessions(id);
+    else await this.changes.announce('users');
   }
 }

@@ -6,6 +6,7 @@ import { type Connection, isObjectIdOrHexString, Model, trusted, Types } from 'm
 import type { AuthUser } from '../common/auth/current-user.decorator';
 import { findByIdOr404 } from '../common/database/object-id';
 import { Role } from '../common/auth/roles';
+import { CredentialChanges } from '../common/credentials/credential-changes';
 import type { AppConfig } from '../config/env';
 import { DeploymentFeatures } from '../database/deployment-features';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './dto/user-input.dto';
@@ -73,6 +74,7 @@ export class UsersService {
     @InjectModel(User.name) private readonly users: Model<User>,
     @InjectConnection() private readonly connection: Connection,
     private readonly deployment: DeploymentFeatures,
+    private readonly changes: CredentialChanges,
     config: ConfigService<AppConfig, true>,
   ) {
     this.bcryptCost = config.get('BCRYPT_COST', { infer: true });
@@ -100,7 +102,19 @@ export class UsersService {
     return findByIdOr404(id, 'User not found', (_id) => this.users.findById(_id).lean<User>().exec());
   }
 
+  /**
+   * Any change of the record reaches the cached token subjects (role, state, name, e-mail), refused
+   * changes too: a refused removal has written and put back.
+   */
   async update(id: string, dto: UpdateUserDto): Promise<User> {
+    try {
+      return await this.applyUpdate(id, dto);
+    } finally {
+      await this.changes.announce('users');
+    }
+  }
+
+  private async applyUpdate(id: string, dto: UpdateUserDto): Promise<User> {
     const current = await this.get(id);
     const { profile, settings, ...plain } = dto;
     const set: Record<string, unknown> = { ...plain };
@@ -125,7 +139,11 @@ export class UsersService {
   async deactivate(id: string): Promise<void> {
     await this.get(id);
     const set = { isActive: false };
-    await this.writeKeepingAnAdmin(id, set, { $set: set, $inc: { tokenVersion: 1 } });
+    try {
+      await this.writeKeepingAnAdmin(id, set, { $set: set, $inc: { tokenVersion: 1 } });
+    } finally {
+      await this.changes.announce('users');
+    }
   }
 
   /**
@@ -234,6 +252,7 @@ export class UsersService {
     await this.get(id);
     const hash = await this.hashPassword(password);
     await this.users.updateOne({ _id: id }, { $set: { password: hash }, $inc: { tokenVersion: 1 } }).exec();
+    await this.changes.announce('users');
   }
 
   /** For login: the user with the password hash, or null. */
@@ -286,6 +305,7 @@ export class UsersService {
         { $set: { role: Role.Admin, isActive: true }, $inc: { tokenVersion: 1 } },
       )
       .exec();
+    if (result.modifiedCount === 1) await this.changes.announce('users');
     return result.modifiedCount === 1;
   }
 

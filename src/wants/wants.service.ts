@@ -1,15 +1,16 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, SortOrder, trusted, Types } from 'mongoose';
+import { Model, type PipelineStage, SortOrder, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import { findByIdOr404 } from '../common/database/object-id';
 import type { Pagination } from '../common/http/envelope';
-import { findPage } from '../common/pagination/pagination';
+import { aggregatePage, findPage } from '../common/pagination/pagination';
 import type { Priority } from '../common/priority';
 import { countByFields } from '../common/stats/count-by';
 import { findScoped, updateScoped } from '../common/tenancy/scoped';
 import type { CreateWantDto, ListWantsQuery, UpdateWantDto, WantForVoter, WantStats } from './dto/want.dto';
-import { WantVote } from './schemas/want-vote.schema';
+import { WANT_VOTES_COLLECTION, WantVote } from './schemas/want-vote.schema';
 import { Want, WantSort, WantStatus } from './schemas/want.schema';
 import { WantCreatedEvent, WantEvents, WantStatusChangedEvent } from './want.events';
 
@@ -22,6 +23,30 @@ const SORTS: Record<WantSort, Record<string, SortOrder>> = {
   oldest: { createdAt: 1, _id: 1 },
 };
 
+/**
+ * Whether the voter voted for the want (`votedBy`: the vote's id, or nothing), joined to each want read: one
+ * lookup per want on the unique (wantId, voterId) index, in the command that reads the wants.
+ */
+const votedBy = (voterId: string): PipelineStage.FacetPipelineStage => ({
+  $lookup: {
+    from: WANT_VOTES_COLLECTION,
+    let: { wantId: '$_id' },
+    pipeline: [
+      { $match: { voterId, $expr: { $eq: ['$wantId', '$$wantId'] } } },
+      { $limit: 1 },
+      { $project: { _id: 1 } },
+    ],
+    as: 'votedBy',
+  },
+});
+
+type WantWithVote = Want & { votedBy: unknown[] };
+
+const forVoter = ({ votedBy: vote, ...want }: WantWithVote): WantForVoter => ({
+  want,
+  hasVoted: vote.length > 0,
+});
+
 @Injectable()
 export class WantsService {
   constructor(
@@ -31,30 +56,24 @@ export class WantsService {
   ) {}
 
   async list(appId: string, query: ListWantsQuery): Promise<{ items: Want[]; pagination: Pagination }> {
-    const filter: Record<string, unknown> = { appId };
-    if (query.status) filter.status = query.status;
-    if (query.category) filter.category = query.category;
-    return findPage(this.wants, {
-      filter,
-      sort: SORTS[query.sort],
-      page: query.page,
-      limit: query.limit,
-      after: query.after,
-    });
+    return findPage(this.wants, pageQuery(appId, query));
   }
 
-  /** A page of the public board, each want with whether `voterId` has voted for it. */
+  /**
+   * A page of the public board, each want with whether `voterId` has voted for it: the page, its total and
+   * the votes in one command (the route every client app calls).
+   */
   async listForVoter(
     appId: string,
     query: ListWantsQuery,
     voterId: string,
   ): Promise<{ items: WantForVoter[]; pagination: Pagination }> {
-    const { items, pagination } = await this.list(appId, query);
-    const voted = await this.votedIds(
-      voterId,
-      items.map((want) => want._id),
+    const { items, pagination } = await aggregatePage<WantWithVote, Want>(
+      this.wants,
+      pageQuery(appId, query),
+      [votedBy(voterId)],
     );
-    return { items: items.map((want) => ({ want, hasVoted: voted.has(String(want._id)) })), pagination };
+    return { items: items.map(forVoter), pagination };
   }
 
   async create(appId: string, dto: CreateWantDto): Promise<Want> {
@@ -74,20 +93,20 @@ export class WantsService {
     return findScoped(this.wants, appId, id, 'Want not found');
   }
 
-  /** The want of this app with whether `voterId` has voted for it; 404 as `get`. */
+  /** The want of this app with whether `voterId` has voted for it, in one command; 404 as `get`. */
   async getForVoter(appId: string, id: string, voterId: string): Promise<WantForVoter> {
-    const want = await this.get(appId, id);
-    return { want, hasVoted: await this.hasVoted(voterId, want._id) };
-  }
-
-  /** Which of these wants the voter has voted for: one query for a whole page. */
-  private async votedIds(voterId: string, wantIds: Types.ObjectId[]): Promise<Set<string>> {
-    if (wantIds.length === 0) return new Set();
-    const votes = await this.votes
-      .find({ voterId, wantId: trusted({ $in: wantIds }) }, { wantId: 1 })
-      .lean()
-      .exec();
-    return new Set(votes.map((vote) => String(vote.wantId)));
+    const found = await findByIdOr404(id, 'Want not found', async (_id) => {
+      const [want] = await this.wants
+        .aggregate<WantWithVote>([
+          // An aggregation casts nothing: the id as the ObjectId it is stored as.
+          { $match: { _id: new Types.ObjectId(_id), appId } },
+          { $limit: 1 },
+          votedBy(voterId),
+        ])
+        .exec();
+      return want ?? null;
+    });
+    return forVoter(found);
   }
 
   private async hasVoted(voterId: string, wantId: Types.ObjectId): Promise<boolean> {
@@ -174,4 +193,11 @@ export class WantsService {
   private set(appId: string, id: string, fields: Record<string, unknown>) {
     return updateScoped(this.wants, appId, id, fields, 'Want not found');
   }
+}
+
+function pageQuery(appId: string, query: ListWantsQuery) {
+  const filter: Record<string, unknown> = { appId };
+  if (query.status) filter.status = query.status;
+  if (query.category) filter.category = query.category;
+  return { filter, sort: SORTS[query.sort], page: query.page, limit: query.limit, after: query.after };
 }

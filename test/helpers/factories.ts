@@ -4,6 +4,7 @@ import { type Model, Types } from 'mongoose';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
 import type { CreateApiKeyDto } from '../../src/api-keys/dto/api-key-input.dto';
 import { App } from '../../src/apps/schemas/app.schema';
+import { CredentialChanges } from '../../src/common/credentials/credential-changes';
 import type { TestApp } from './app';
 
 let appCounter = 0;
@@ -18,6 +19,8 @@ export async function seedApp(t: TestApp, overrides: Partial<App> = {}): Promise
     publicKey: `pk_${randomBytes(24).toString('hex')}`,
     ...overrides,
   });
+  // Tests reuse app ids after resetting the database: drop what the app caches hold, as a service write does.
+  await t.app.get(CredentialChanges).announce('apps');
   return created.toObject();
 }
 

@@ -68,6 +68,36 @@ describe('shapesOfCommand', () => {
     ]);
   });
 
+  it('reads a $lookup by pipeline, also inside $facet: its $match and the fields $expr joins on', () => {
+    const shapes = shapesOfCommand('aggregate', {
+      aggregate: 'wants',
+      pipeline: [
+        { $match: { appId: 'a' } },
+        { $sort: { voteCount: -1, _id: -1 } },
+        {
+          $facet: {
+            items: [
+              { $limit: 21 },
+              {
+                $lookup: {
+                  from: 'want_votes',
+                  let: { wantId: '$_id' },
+                  pipeline: [{ $match: { voterId: 'v', $expr: { $eq: ['$wantId', '$$wantId'] } } }],
+                  as: 'votedBy',
+                },
+              },
+            ],
+            total: [{ $limit: 10_001 }, { $count: 'n' }],
+          },
+        },
+      ],
+    });
+    expect(shapes.map(describeShape)).toEqual([
+      'wants aggregate eq(appId) sort(voteCount:-1,_id:-1)',
+      'want_votes $lookup eq(voterId,wantId)',
+    ]);
+  });
+
   it('reads update, delete and findAndModify filters with their sorts', () => {
     expect(
       shapesOfCommand('update', {

@@ -316,19 +316,50 @@ function shapesOfPipeline(collection: string, pipeline: unknown[], options: Shap
     else break;
     leading++;
   }
-  const lookups: QueryShape[] = [];
-  for (const stage of stages) {
-    const lookup = stage.$lookup;
-    if (isPlainObject(lookup) && typeof lookup.from === 'string' && typeof lookup.foreignField === 'string') {
-      lookups.push(...shapesOfFilter(lookup.from, '$lookup', { [lookup.foreignField]: 1 }));
-    }
-  }
   const filter = matches.length === 1 ? matches[0] : { $and: matches };
   return [
     ...shapesOfFilter(collection, op, filter, sort, options),
-    ...lookups,
+    ...lookupShapes(stages),
     ...laterStageShapes(collection, stages.slice(leading)),
   ];
+}
+
+/**
+ * Every `$lookup`'s join (also inside `$facet`): `foreignField`, or the leading `$match` of its pipeline,
+ * where `$expr: {$eq: ['$field', '$$variable']}` (alone or in an `$and`) is an equality on the field.
+ */
+function lookupShapes(stages: Doc[]): QueryShape[] {
+  const shapes: QueryShape[] = [];
+  for (const stage of stages) {
+    const lookup = stage.$lookup;
+    if (isPlainObject(stage.$facet)) {
+      for (const branch of Object.values(stage.$facet)) {
+        if (Array.isArray(branch)) shapes.push(...lookupShapes(branch.filter(isPlainObject)));
+      }
+    }
+    if (!isPlainObject(lookup) || typeof lookup.from !== 'string') continue;
+    if (typeof lookup.foreignField === 'string') {
+      shapes.push(...shapesOfFilter(lookup.from, '$lookup', { [lookup.foreignField]: 1 }));
+    } else if (Array.isArray(lookup.pipeline)) {
+      const first = lookup.pipeline.find(isPlainObject);
+      const { $expr, ...match } = isPlainObject(first?.$match) ? first.$match : {};
+      for (const field of joinedFields($expr)) match[field] = 1;
+      shapes.push(...shapesOfFilter(lookup.from, '$lookup', match));
+    }
+  }
+  return shapes;
+}
+
+/** The fields an `$expr` compares for equality with a `$$variable` of the lookup. */
+function joinedFields(expr: unknown): string[] {
+  if (!isPlainObject(expr)) return [];
+  if (Array.isArray(expr.$and)) return expr.$and.flatMap(joinedFields);
+  const eq = expr.$eq;
+  if (!Array.isArray(eq) || eq.length !== 2) return [];
+  const [field] = eq.filter((side) => typeof side === 'string' && /^\$[^$]/.test(side)) as string[];
+  return field && eq.some((side) => typeof side === 'string' && side.startsWith('$$'))
+    ? [field.slice(1)]
+    : [];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import type { QueryFilter, Model, SortOrder } from 'mongoose';
+import type { QueryFilter, Model, PipelineStage, SortOrder } from 'mongoose';
 import type { Pagination } from '../http/envelope';
 import { cappedCount, COUNT_LIMIT } from '../stats/capped-count';
 import { IntegerQuery } from '../validation/integer-query.decorator';
@@ -101,12 +101,8 @@ export async function findPage<T>(
   model: Model<T>,
   query: PageQuery<T>,
 ): Promise<{ items: T[]; pagination: Pagination }> {
-  const { sort, page, limit, projection, uniqueSort, after } = query;
-  checkDepth(page, limit);
-  const stableSort = uniqueSort ? sort : { ...sort, _id: sort._id ?? lastDirection(sort) };
-  const filter: QueryFilter<T> = after
-    ? { $and: [query.filter, afterCursor(after, stableSort)] }
-    : query.filter;
+  const { page, limit, projection } = query;
+  const { stableSort, filter } = pageSelection(query);
   const unfiltered = Object.keys(filter).length === 0;
   const [found, counted] = await Promise.all([
     model
@@ -124,6 +120,69 @@ export async function findPage<T>(
           .then((total) => ({ total, totalCapped: false }))
       : cappedTotal(model, filter),
   ]);
+  return pageOf(found, counted, query, stableSort);
+}
+
+/**
+ * `findPage` in one command: one aggregation whose `$facet` reads the page (each document then goes through
+ * `pageStages`, e.g. a `$lookup` of the caller's own records) and the capped total together. The same
+ * bounds as `findPage` (skip, cursor, COUNT_CAP); on MongoDB the total fetches up to COUNT_LIMIT documents
+ * instead of counting index keys, which is the price of the round trip it saves
+ * (docs/decisions/data-one-command-client-reads.md).
+ */
+export async function aggregatePage<T, D = T>(
+  model: Model<D>,
+  query: PageQuery<D>,
+  pageStages: PipelineStage.FacetPipelineStage[] = [],
+): Promise<{ items: T[]; pagination: Pagination }> {
+  const { page, limit } = query;
+  const { stableSort, filter } = pageSelection(query);
+  const skip = (page - 1) * limit;
+  const [result] = await model
+    .aggregate<{ items: T[]; total: { n: number }[] }>([
+      { $match: filter },
+      {
+        $sort: Object.fromEntries(
+          Object.entries(stableSort).map(([key]) => [key, direction(stableSort, key)]),
+        ),
+      },
+      {
+        $facet: {
+          items: [...(skip > 0 ? [{ $skip: skip }] : []), { $limit: limit + 1 }, ...pageStages],
+          total: [{ $limit: COUNT_LIMIT }, { $count: 'n' }],
+        },
+      },
+    ])
+    .exec();
+  const { count, capped } = cappedCount(result?.total[0]?.n ?? 0);
+  return pageOf(result?.items ?? [], { total: count, totalCapped: capped }, query, stableSort);
+}
+
+/** The sort with `_id` as its tie-breaker, and the filter with the cursor's condition. */
+function pageSelection<T>(query: PageQuery<T>) {
+  const { sort, page, limit, uniqueSort, after } = query;
+  checkDepth(page, limit);
+  const stableSort: Record<string, SortOrder> = uniqueSort
+    ? sort
+    : { ...sort, _id: sort._id ?? lastDirection(sort) };
+  const filter: QueryFilter<T> = after
+    ? { $and: [query.filter, afterCursor(after, stableSort)] }
+    : query.filter;
+  return { stableSort, filter };
+}
+
+function direction(sort: Record<string, SortOrder>, key: string): 1 | -1 {
+  const order = sort[key];
+  return order === 1 || order === 'asc' || order === 'ascending' ? 1 : -1;
+}
+
+/** The page read with one document more than `limit`, as answered: its items, total and next cursor. */
+function pageOf<T>(
+  found: T[],
+  counted: { total: number; totalCapped: boolean },
+  { page, limit }: Pick<PageQuery<T>, 'page' | 'limit'>,
+  stableSort: Record<string, SortOrder>,
+): { items: T[]; pagination: Pagination } {
   const items = found.slice(0, limit);
   const last = items.at(-1) as Record<string, unknown> | undefined;
   const next = found.length > limit && last ? cursorAfter(last, stableSort) : null;

@@ -2,7 +2,9 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, type Types } from 'mongoose';
 
 /** One vote of one voter (end user id or client IP) on one want. */
-@Schema({ collection: 'want_votes', timestamps: { createdAt: true, updatedAt: false } })
+export const WANT_VOTES_COLLECTION = 'want_votes';
+
+@Schema({ collection: WANT_VOTES_COLLECTION, timestamps: { createdAt: true, updatedAt: false } })
 export class WantVote {
   _id: Types.ObjectId;
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true }) wantId: Types.ObjectId;
@@ -15,5 +17,5 @@ export const WantVoteSchema = SchemaFactory.createForClass(WantVote);
 
 // One vote per want and voter: the invariant that keeps voteCount exact under concurrent requests.
 WantVoteSchema.index({ wantId: 1, voterId: 1 }, { unique: true });
-// hasVoted for a page of wants: the voter's votes among those want ids.
+// hasVoted of one want after a vote toggles (by voter, then want).
 WantVoteSchema.index({ voterId: 1, wantId: 1 });
