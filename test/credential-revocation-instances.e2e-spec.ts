@@ -19,11 +19,11 @@ function codeFor(base32Secret: string): Promise<string> {
 }
 
 /**
- * Cached credentials on two API processes over one database, with and without Redis
- * (docs/architecture.md "Credentials and roles"): instance B serves a key or a user from its cache, instance A revokes
- * it, and B refuses it shortly after. The test polls B until it refuses (the bound, one second, is the
- * design's; a bench measures speed, a test only the outcome). Each credential is used on B before the change,
- * so B holds it in its cache when A changes it.
+ * Cached credentials on two API processes over one database, with and without Redis (docs/architecture.md
+ * "Credentials and roles"): instance B serves a key or a user from its cache, instance A revokes it, and B
+ * refuses it shortly after. The test polls B until it refuses (the bound, one second, is the design's; a
+ * bench measures speed, a test only the outcome). Each credential is used on B before the change, so B holds
+ * it in its cache when A changes it.
  */
 let compiled: CompiledWorker;
 // Compiled once for both halves; a loaded machine's tsc run may take minutes.

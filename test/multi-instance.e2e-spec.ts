@@ -144,7 +144,8 @@ describe('Several instances: two API processes and a worker process on one datab
       headers: admin,
     });
     expect(revoked.status).toBe(200);
-    // Each instance refuses it within a second (docs/architecture.md "Credentials and roles"): asked until it does.
+    // Each instance refuses it within a second (docs/architecture.md "Credentials and roles"): asked until
+    // it does.
     await waitFor(async () => (await statuses(subscribe)).every((status) => status === 403), {
       timeoutMs: 30_000,
       describe: () => 'an instance still accepts the revoked key',

@@ -32,7 +32,9 @@ export type PublicKeyHolder = App | 'retired' | null;
 /** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
 @Injectable()
 export class AppsService {
-  /** `publicKeyHolder` answers by the key's SHA-256 (a page's key is public, but a lookup key all the same). */
+  /**
+   * `publicKeyHolder` answers by the key's SHA-256 (a page's key is public, but a lookup key all the same).
+   */
   private readonly holders: CredentialCache<PublicKeyHolder>;
   private readonly byId: CredentialCache<App>;
 

@@ -18,11 +18,11 @@ import { requiredRoles } from './two-factor/required-roles';
 /**
  * The back-office bearer token (`Authorization: Bearer <jwt>`): a token whose signature does not match is
  * refused before anything in it is decoded; then HS256 only, issuer and audience pinned, and the user (by
- * `_id`, from the credential cache, else one lookup) must be active with the token version the token
- * carries, so a deactivation, role change or password change ends earlier tokens on every instance within a
- * second (CredentialChanges). The current role of the user record, not the claim, is what the guard checks. A signed-out token (`jti` listed) is refused too, and a
- * user whose role must use two-factor sign-in but has not enrolled is marked for the guard
- * (`twoFactorSetupRequired`: only the enrolment routes answer).
+ * `_id`, from the credential cache, else one lookup) must be active with the token version the token carries,
+ * so a deactivation, role change or password change ends earlier tokens on every instance within a second
+ * (CredentialChanges). The current role of the user record, not the claim, is what the guard checks. A
+ * signed-out token (`jti` listed) is refused too, and a user whose role must use two-factor sign-in but has
+ * not enrolled is marked for the guard (`twoFactorSetupRequired`: only the enrolment routes answer).
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {

@@ -26,11 +26,12 @@ export const CREDENTIAL_CACHE_CAPACITY = 10_000;
 
 /**
  * Verified credentials served from memory, and how a change that revokes one reaches every instance within
- * FRESHNESS_MS (docs/architecture.md "Credentials and roles"). A revoking write calls `announce`, which raises the
- * source's stamp in the database and publishes it on Redis when REDIS_URL is set. An instance serves its
- * cached entries only while it has read the stamps within the last second, or while its Redis subscription
- * is up (then a message clears them at once); otherwise the next request reads the stamps first (one
- * command by `_id`, shared by the requests waiting for it) and a changed stamp clears that source's caches.
+ * FRESHNESS_MS (docs/architecture.md "Credentials and roles"). A revoking write calls `announce`, which
+ * raises the source's stamp in the database and publishes it on Redis when REDIS_URL is set. An instance
+ * serves its cached entries only while it has read the stamps within the last second, or while its Redis
+ * subscription is up (then a message clears them at once); otherwise the next request reads the stamps first
+ * (one command by `_id`, shared by the requests waiting for it) and a changed stamp clears that source's
+ * caches.
  */
 @Injectable()
 export class CredentialChanges implements OnModuleInit, OnApplicationShutdown {
@@ -92,7 +93,7 @@ export class CredentialChanges implements OnModuleInit, OnApplicationShutdown {
   /** A cache of this process whose entries were read from `sources`. */
   cache<V>(sources: readonly CredentialSource[]): CredentialCache<V> {
     const cache = new CredentialCache<V>(sources, CREDENTIAL_CACHE_CAPACITY);
-    this.caches.push(cache as CredentialCache<unknown>);
+    this.caches.push(cache);
     return cache;
   }
 
