@@ -1,6 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, type Types } from 'mongoose';
-import { leaseFields } from '../../../queue/lease-fields';
 import type { KindStatuses } from '../../../queue/queue-kind';
 
 export const EMAIL_JOB_TYPES = ['email.send', 'email.batch.plan'] as const;
@@ -71,9 +70,9 @@ export class EmailJob {
 }
 
 export const EmailJobSchema = SchemaFactory.createForClass(EmailJob);
-// The engine's lease fields and their indexes (claims, outcomes, the reaper), and the index of a campaign's
-// held messages (CampaignHolds.release). Shape: find eq(campaignId) range(heldAt).
-EmailJobSchema.plugin(leaseFields, { holdScope: 'campaignId' });
+// The engine adds its lease fields and their indexes (claims, outcomes, the reaper), and the index of a
+// campaign's held messages (CampaignHolds.release), from QueueModule.forKind(EMAIL_KIND).
+// Shape: find eq(campaignId) range(heldAt).
 // Each index below names the query shapes it serves as the coverage gate records them
 // (docs/operations/index-coverage.md); reviewed against a recorded run, none served nothing.
 // Shape: email_jobs insert (unique rule) and find eq(idempotencyKey) (an enqueue's duplicates).
