@@ -13,16 +13,7 @@ import { HandedMarks } from './handed-marks';
 import type { JobContext, JobHandlerFn } from './job-context';
 import type { KindRuntime } from './kind-runtime';
 import type { DueScan, Finished, HeldClaim, LeaseQueueStore, Postponed } from './lease-queue.store';
-import type {
-  DueJob,
-  DueOf,
-  HeldJob,
-  JobOf,
-  KindTypes,
-  LapseRule,
-  OutcomeOf,
-  ScanOf,
-} from './queue-kind';
+import type { DueJob, DueOf, HeldJob, JobOf, KindTypes, LapseRule, OutcomeOf, ScanOf } from './queue-kind';
 import { RateLimiter } from './rate-limiter';
 import { type FailedAttempt, failedAttempt } from './retry-policy';
 
@@ -172,9 +163,10 @@ export class PollingWorker<T extends KindTypes>
     this.runtime.handlers.check(this.store.kind.name, this.store.kind.jobTypes);
   }
 
-  onApplicationBootstrap(): void {
+  /** Starts the timers (a kind may first prepare its jobs: a subclass awaits, then calls this). */
+  onApplicationBootstrap(): Promise<void> {
     const settings = this.settings();
-    if (!settings.enabled) return;
+    if (!settings.enabled) return Promise.resolve();
     this.database.watch();
     this.runtime.heartbeat.start();
     this.heartbeatStarted = true;
@@ -198,6 +190,7 @@ export class PollingWorker<T extends KindTypes>
       return `${label}concurrency ${own.concurrency}, rate ${own.ratePerSecond || 'unlimited'}/s`;
     });
     this.logger.log(`Polling every ${settings.intervalMs} ms (${lanes.join('; ')})`);
+    return Promise.resolve();
   }
 
   /**

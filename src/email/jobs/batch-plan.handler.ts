@@ -32,7 +32,8 @@ export class BatchPlanHandler {
     const jobs = await this.email.enqueueEmails(
       sendable.map((recipient) => ({
         message: { ...plan.message, to: recipient.to, variables: recipient.variables },
-        options: { idempotencyKey: keyOf(recipient.to) },
+        // A batch is broadcast mail, whoever it is for.
+        options: { idempotencyKey: keyOf(recipient.to), stream: 'broadcast' },
       })),
     );
     const skips = await this.email.recordSkipped(

@@ -8,13 +8,21 @@ import { LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
 import type { RecordOf } from '../../queue/polling-worker';
 import type { HeldJob, LapseRule } from '../../queue/queue-kind';
 import { EMAIL_KIND, type EmailKindTypes } from './email-kind';
-import { EMAIL_KIND_STATUSES, type EmailJobStatus, type EmailJobType } from './schemas/email-job.schema';
+import {
+  defaultStream,
+  EMAIL_KIND_STATUSES,
+  type EmailJobStatus,
+  type EmailJobType,
+  type EmailStream,
+} from './schemas/email-job.schema';
 
 export { type DueJob, type JobOutcome, LAPSED_DELIVERY_ERROR, LAPSED_REPEATABLE_ERROR } from './email-kind';
 
 export interface NewJob {
   type: EmailJobType;
   payload: Record<string, unknown>;
+  /** Default: `defaultStream`. */
+  stream?: EmailStream;
   idempotencyKey: string;
   priority: number;
   scheduledAt: Date;
@@ -90,6 +98,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailKindTypes> {
         unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
     const docs = [...unique.values()].map(({ skipped, keyIsNew: _new, ...job }) => ({
       ...job,
+      stream: job.stream ?? defaultStream(job.type, job.campaignId),
       attempts: 0,
       ...(skipped
         ? // Finished at birth: no claim key, so no worker ever takes it; retention removes it like any other.
@@ -158,6 +167,21 @@ export class EmailJobStore extends LeaseQueueStore<EmailKindTypes> {
         },
       };
     });
+  }
+
+  /**
+   * Gives the jobs queued before streams existed their stream, by the rule `streamOf` reads (a campaign's:
+   * `broadcast`; the rest `transactional`), so each lane's scan and the list's filter find them. Two
+   * updates, run once per start; none matches once done.
+   */
+  async backfillStreams(): Promise<number> {
+    const missing = { stream: { $exists: false } };
+    const broadcast = await this.collection.updateMany(
+      { ...missing, $or: [{ campaignId: { $ne: null } }, { type: 'email.batch.plan' }] },
+      { $set: { stream: 'broadcast' } },
+    );
+    const transactional = await this.collection.updateMany(missing, { $set: { stream: 'transactional' } });
+    return broadcast.modifiedCount + transactional.modifiedCount;
   }
 
   /**

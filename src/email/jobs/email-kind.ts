@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   EMAIL_JOB_TYPES,
   EMAIL_KIND_STATUSES,
+  EMAIL_STREAMS,
   EmailJob,
   type EmailJobType,
   EmailJobSchema,
@@ -91,6 +92,8 @@ export const EMAIL_KIND = defineKind<EmailKindTypes>({
   jobTypes: EMAIL_JOB_TYPES,
   dueField: 'scheduledAt',
   order: { priority: -1, scheduledAt: 1 },
+  // A stream is a lane: its own scan, slots and rate budget, so a campaign never queues a sign-in link.
+  lanes: { field: 'stream', names: EMAIL_STREAMS },
   statuses: EMAIL_KIND_STATUSES,
   retry: { maxAttempts: (job) => job.maxAttempts, isPermanent: isPermanentSendError },
   due: {
@@ -134,6 +137,16 @@ export const EMAIL_KIND = defineKind<EmailKindTypes>({
       ratePerSecond: 'EMAIL_WORKER_RATE_PER_SECOND',
       leaseMs: 'EMAIL_WORKER_LEASE_MS',
       retentionDays: 'EMAIL_JOB_RETENTION_DAYS',
+      lanes: {
+        transactional: {
+          concurrency: 'EMAIL_TRANSACTIONAL_CONCURRENCY',
+          ratePerSecond: 'EMAIL_TRANSACTIONAL_RATE_PER_SECOND',
+        },
+        broadcast: {
+          concurrency: 'EMAIL_BROADCAST_CONCURRENCY',
+          ratePerSecond: 'EMAIL_BROADCAST_RATE_PER_SECOND',
+        },
+      },
     },
     defaults: {
       scanSize: 500,

@@ -28,11 +28,20 @@ export class EmailWorker extends PollingWorker<EmailKindTypes> {
 
   constructor(
     @InjectKind(EMAIL_KIND) runtime: KindRuntime<EmailKindTypes>,
-    store: EmailJobStore,
+    private readonly jobs: EmailJobStore,
     private readonly suppression: SuppressionService,
     private readonly events: EventEmitter2,
   ) {
-    super(runtime, store);
+    super(runtime, jobs);
+  }
+
+  /** Before the first run: the jobs queued before streams existed get theirs (`backfillStreams`). */
+  override async onApplicationBootstrap(): Promise<void> {
+    if (this.settings().enabled) {
+      const given = await this.jobs.backfillStreams();
+      if (given > 0) this.logger.log(`${given} job(s) queued before streams were given their stream`);
+    }
+    await super.onApplicationBootstrap();
   }
 
   /** The run API the rest of the app and the tests know (the engine's `processDue`). */
