@@ -397,7 +397,7 @@ describe('Chat notifications: outbox, routing and delivery', () => {
       await waitForNotifications(t, 12);
       const worker = t.app.get(ChatDeliveryWorker);
       // A second worker instance over the same outbox, as another process would be.
-      const other = Object.create(worker, { run: { value: null, writable: true } }) as ChatDeliveryWorker;
+      const other = Object.create(worker, { runs: { value: new Map() } }) as ChatDeliveryWorker;
       const runs = await Promise.all([worker.processDue(), other.processDue()]);
       expect(runs[0].delivered + runs[1].delivered).toBe(12);
       expect(ruled.calls.map((c) => c.body.data.subject).sort()).toEqual(

@@ -4,6 +4,8 @@ import type { Model } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { planIndexes } from '../src/database/index-plan';
 import { EmailService } from '../src/email/email.service';
+import type { JobOf } from '../src/queue/queue-kind';
+import type { EmailKindTypes } from '../src/email/jobs/email-kind';
 import { EmailJobStore, LAPSED_DELIVERY_ERROR } from '../src/email/jobs/email-job.store';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { MessageLedgerEntry, MessageLedgerSchema } from '../src/email/jobs/schemas/message-ledger.schema';
@@ -176,8 +178,11 @@ describe('Message ledger: retention that keeps what later steps need', () => {
     // A worker claims it, marks it handed and sends it; then its process dies before the outcome write.
     const store = t.app.get(EmailJobStore);
     const [claimed] = await store.claimMany(await firstDue(t, 1), () => 'dying-worker', LEASE_MS);
-    await t.app.get(SendEmailHandler).send(claimed.job, {
+    // A job of the store is the handler's once its type is known (the engine's dispatch does the same).
+    const sendJob = claimed.job as Omit<EmailJob, 'payload'> as JobOf<EmailKindTypes, 'email.send'>;
+    await t.app.get(SendEmailHandler).send(sendJob, {
       lockToken: claimed.lockToken,
+      fail: (error) => ({ status: 'dead', error: String(error) }),
       scan: { suppressed: new Map(), memo: new Map() },
       handed: async () => {
         await store.markHanded([claimed.lockToken]);

@@ -5,12 +5,18 @@ import { WorkerHeartbeat } from '../src/queue/worker-heartbeat';
 import type { CommandSucceededEvent } from 'mongodb';
 import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
 import { monitorDatabaseCommands } from './helpers/db-commands';
+import { ObjectId } from 'mongodb';
+import { kindTokens } from '../src/queue/kind-runtime';
+import { QueueModule } from '../src/queue/queue.module';
+import type { LeaseQueueStore } from '../src/queue/lease-queue.store';
+import type { PollingWorker } from '../src/queue/polling-worker';
 import {
+  THUMBNAIL_KIND,
   Thumbnail,
   ThumbnailHandler,
+  ORPHAN_KIND,
   ThumbnailKindModule,
-  ThumbnailStore,
-  ThumbnailWorker,
+  type ThumbnailTypes,
 } from './queue-kind/thumbnail-kind';
 
 /**
@@ -22,6 +28,15 @@ describe('A third job kind on the lease-queue engine', () => {
   let t: TestApp;
   const thumbnails = () => t.app.get<Model<Thumbnail>>(getModelToken(Thumbnail.name));
   const byId = (id: string) => thumbnails().findById(id).lean<Thumbnail>().orFail().exec();
+  // The store and worker the queue module made from the declaration alone.
+  const storeOf = () => t.app.get<LeaseQueueStore<ThumbnailTypes>>(kindTokens(THUMBNAIL_KIND).store);
+  const worker = () => t.app.get<PollingWorker<ThumbnailTypes>>(kindTokens(THUMBNAIL_KIND).worker);
+  /** Queues a thumbnail, due now, as a feature's producer would. */
+  async function add(payload: Thumbnail['payload']): Promise<string> {
+    const _id = new ObjectId();
+    await thumbnails().create({ _id, ...storeOf().newJobFields(_id), runAt: new Date(), payload });
+    return String(_id);
+  }
 
   beforeAll(async () => {
     monitorDatabaseCommands();
@@ -32,9 +47,8 @@ describe('A third job kind on the lease-queue engine', () => {
 
   /** Runs the worker until no thumbnail is waiting (a retry's backoff is 1 ms). */
   async function drain(): Promise<void> {
-    const worker = t.app.get(ThumbnailWorker);
     for (let run = 0; run < 20; run += 1) {
-      await worker.processDue();
+      await worker().processDue();
       const open = await thumbnails().countDocuments({
         status: trusted({ $in: ['queued', 'again', 'rendering'] }),
       });
@@ -44,13 +58,12 @@ describe('A third job kind on the lease-queue engine', () => {
   }
 
   it('retries a transient error, then succeeds; a permanent error ends it at once', async () => {
-    const store = t.app.get(ThumbnailStore);
-    const ok = await store.add({ path: '/a.png', script: 'ok' });
-    const flaky = await store.add({ path: '/flaky.png', script: 'flaky' });
-    const refused = await store.add({ path: '/notes.txt', script: 'refused' });
+    const ok = await add({ path: '/a.png', script: 'ok' });
+    const flaky = await add({ path: '/flaky.png', script: 'flaky' });
+    const refused = await add({ path: '/notes.txt', script: 'refused' });
 
     // One run: the flaky one fails, is due again 1 ms later and succeeds in the run's next scan.
-    const first = await t.app.get(ThumbnailWorker).processDue();
+    const first = await worker().processDue();
     expect(first).toMatchObject({ failed: 1, dead: 1 });
     await drain();
 
@@ -70,8 +83,8 @@ describe('A third job kind on the lease-queue engine', () => {
   });
 
   it('re-claims once the job of a worker killed mid-job, and runs it exactly once more', async () => {
-    const store = t.app.get(ThumbnailStore);
-    const id = await store.add({ path: '/killed.png', script: 'ok' });
+    const store = storeOf();
+    const id = await add({ path: '/killed.png', script: 'ok' });
     // A worker of another process claimed it with a short lease and was killed (no heartbeat of it left).
     const scan = store.scanDue(10);
     const due = await scan.next();
@@ -91,23 +104,23 @@ describe('A third job kind on the lease-queue engine', () => {
     expect(reaped.map(({ rule }) => rule.to)).toEqual(['due']);
     expect(await byId(id)).toMatchObject({ status: 'again', attempts: 1 });
     // This worker runs it, once.
-    const run = await t.app.get(ThumbnailWorker).processDue();
+    const run = await worker().processDue();
     expect(run).toMatchObject({ ready: 1 });
     expect(await byId(id)).toMatchObject({ status: 'ready', attempts: 2, lastError: 'Its worker stopped' });
-    const again = await t.app.get(ThumbnailWorker).processDue();
+    const again = await worker().processDue();
     expect(again).toMatchObject({ reaped: 0, ready: 0 });
     expect(t.app.get(ThumbnailHandler).calls.get('/killed.png')).toBe(1);
   });
 
   it('reads only the jobs of lapsed holders and lapsed leases, not every held job', async () => {
-    const store = t.app.get(ThumbnailStore);
+    const store = storeOf();
     await thumbnails().deleteMany({});
     const now = Date.now();
     await t.connection
       .collection<{ _id: string; aliveUntil: Date }>('queue_workers')
       .insertOne({ _id: 'busy-host:8:u', aliveUntil: new Date(now + 600_000) });
-    for (let i = 0; i < 30; i += 1) await store.add({ path: `/held-${i}.png`, script: 'ok' });
-    const lapsed = await store.add({ path: '/lapsed.png', script: 'ok' });
+    for (let i = 0; i < 30; i += 1) await add({ path: `/held-${i}.png`, script: 'ok' });
+    const lapsed = await add({ path: '/lapsed.png', script: 'ok' });
     const scan = store.scanDue(50);
     const due = await scan.next();
     await scan.close();
@@ -123,6 +136,11 @@ describe('A third job kind on the lease-queue engine', () => {
     expect(read).toBe(1);
     expect(await byId(lapsed)).toMatchObject({ status: 'again' });
     expect(await thumbnails().countDocuments({ status: 'rendering' })).toBe(30);
+  });
+
+  it('refuses to boot a kind whose declared job type has no handler, in one line', async () => {
+    const boot = createTestApp({ imports: [QueueModule.forKind(ORPHAN_KIND)] });
+    await expect(boot).rejects.toThrow(/^Queue "orphan": no @JobHandler for job type\(s\) orphan\.run$/);
   });
 
   /** How many documents the finds on `collection` returned while `work` ran. */

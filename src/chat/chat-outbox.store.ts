@@ -1,41 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import escapeStringRegexp from 'escape-string-regexp';
 import { type AnyBulkWriteOperation, ObjectId } from 'mongodb';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { cappedCount, COUNT_LIMIT } from '../common/stats/capped-count';
-import type { AppConfig } from '../config/env';
+import { InjectKind, type KindRuntime } from '../queue/kind-runtime';
 import { LeaseQueueStore } from '../queue/lease-queue.store';
-import type { DueJob, QueueKind } from '../queue/queue-kind';
-import type { RetryPolicy } from '../queue/retry-policy';
+import { CHAT_KIND, type ChatKindTypes } from './chat-kind';
 import type { ChatNotice } from './chat-notice';
-import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery/delivery-options';
-import {
-  CHAT_KIND_STATUSES,
-  type ChatData,
-  type ChatDestinationKind,
-  ChatNotification,
-  type WebhookFormat,
-} from './schemas/chat-notification.schema';
+import { type ChatData, ChatNotification } from './schemas/chat-notification.schema';
 import { writeAll } from '../common/database/bulk-writes';
-
-/** What a worker decided about a notification it holds, and where it was sent. */
-export type DeliveryOutcome =
-  | { status: 'delivered'; destination: ChatDestinationKind; format?: WebhookFormat }
-  | {
-      status: 'failed';
-      destination?: ChatDestinationKind;
-      format?: WebhookFormat;
-      error: string;
-      retryAt: Date;
-    }
-  | { status: 'dead'; destination?: ChatDestinationKind; format?: WebhookFormat; error: string };
-
-const DAY_MS = 86_400_000;
-
-export const LAPSED_DELIVERY_ERROR = 'The worker stopped during delivery; tried again';
 
 /**
  * Personal fields besides the address: cleared when the person is erased. Notifications carry them in
@@ -43,25 +18,17 @@ export const LAPSED_DELIVERY_ERROR = 'The worker stopped during delivery; tried 
  */
 const PERSONAL_FIELDS = ['firstName', 'lastName', 'name', 'referralUrl'];
 
-/** The one job type of the outbox: deliver a notification (`@JobHandler('chat.deliver')`). */
-export const CHAT_DELIVER = 'chat.deliver';
-
 /**
  * The outbox (`chat_notifications`) as a kind of the lease-queue engine (src/queue/): scans, claims,
  * outcomes and reaping are the engine's; storing, counting and erasure are the outbox's own.
  */
 @Injectable()
-export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, DeliveryOutcome> {
+export class ChatOutboxStore extends LeaseQueueStore<ChatKindTypes> {
   constructor(
+    @InjectKind(CHAT_KIND) runtime: KindRuntime<ChatKindTypes>,
     @InjectModel(ChatNotification.name) private readonly model: Model<ChatNotification>,
-    config: ConfigService<AppConfig, true>,
-    @Inject(CHAT_DELIVERY_OPTIONS) options: ChatDeliveryOptions,
   ) {
-    // How long a delivered or dead notification is kept (the digest's counts, a look back): the expiry
-    // date is set when it ends and the TTL index expires at that date, so a changed
-    // `CHAT_NOTIFICATION_RETENTION_DAYS` applies at restart without rebuilding the index.
-    const retentionMs = config.get('CHAT_NOTIFICATION_RETENTION_DAYS', { infer: true }) * DAY_MS;
-    super(() => model.collection, chatQueueKind(options, retentionMs));
+    super(runtime);
   }
 
   /** Stores a notice as due now; false when its key was already stored. */
@@ -96,7 +63,8 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
   async countBacklog(maxTimeMS: number): Promise<{ pending: number; failed: number }> {
     const count = async (status: string) =>
       cappedCount(await this.collection.countDocuments({ status }, { maxTimeMS, limit: COUNT_LIMIT })).count;
-    const [pending, failed] = await Promise.all([count('pending'), count('failed')]);
+    const { pending: unstarted, retrying } = this.kind.statuses;
+    const [pending, failed] = await Promise.all([count(unstarted), count(retrying)]);
     return { pending, failed };
   }
 
@@ -147,55 +115,4 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatNotification, DueJob, D
     });
     return (await writeAll(this.collection, operations)).modifiedCount;
   }
-}
-
-/**
- * Retries with exponential backoff until `maxAttempts` (read at each failure, so a test's changed
- * options apply); a refusal no retry can change is a PermanentJobError (WebhookRefusedError,
- * DestinationRefusedError).
- */
-export function chatRetry(options: ChatDeliveryOptions): RetryPolicy<ChatNotification> {
-  return { maxAttempts: () => options.maxAttempts, backoff: () => options.backoff };
-}
-
-/**
- * The outbox's rules on the engine. A notification whose worker stopped is due again at once (dead when
- * that was its last attempt): a chat line sent twice is better than one lost.
- */
-function chatQueueKind(
-  options: ChatDeliveryOptions,
-  retentionMs: number,
-): QueueKind<ChatNotification, DueJob, DeliveryOutcome> {
-  const where = (outcome: DeliveryOutcome) => ({
-    ...(outcome.destination ? { destination: outcome.destination } : {}),
-    ...(outcome.format ? { format: outcome.format } : {}),
-  });
-  return {
-    name: 'chat',
-    types: [CHAT_DELIVER],
-    typeOf: () => CHAT_DELIVER,
-    dueField: 'nextAttemptAt',
-    statuses: CHAT_KIND_STATUSES,
-    retry: chatRetry(options),
-    dueSort: { nextAttemptAt: 1 },
-    dueProjection: { _id: 1 },
-    dueJobOf: (doc) => ({ _id: doc._id as ObjectId, priority: 0 }),
-    outcomeUpdate: (outcome, now) => {
-      switch (outcome.status) {
-        case 'delivered':
-          return { set: { status: 'delivered', ...where(outcome), deliveredAt: now } };
-        case 'failed':
-          return { set: { ...where(outcome), lastError: outcome.error }, retryAt: outcome.retryAt };
-        case 'dead':
-          return { set: { status: 'dead', ...where(outcome), lastError: outcome.error } };
-      }
-    },
-    endFields: (now) => ({ expiresAt: new Date(now.getTime() + retentionMs) }),
-    heldProjection: {},
-    // Read when a lease lapses, so a test's changed options apply.
-    lapsed: (job) =>
-      job.attempts >= options.maxAttempts
-        ? { to: 'dead', error: LAPSED_DELIVERY_ERROR }
-        : { to: 'due', error: LAPSED_DELIVERY_ERROR },
-  };
 }

@@ -12,11 +12,11 @@ import { ChatBacklog } from './delivery/chat-backlog';
 import { ChatDeliveryHandler } from './delivery/chat-delivery.handler';
 import { ChatDeliveryWorker } from './delivery/chat-delivery.worker';
 import { ChatDestinations } from './delivery/chat-destinations';
-import { CHAT_DELIVERY_OPTIONS, DEFAULT_CHAT_DELIVERY_OPTIONS } from './delivery/delivery-options';
 import { HostResolver } from './delivery/host-resolver';
 import { WebhookAddressPolicy } from './delivery/webhook-address-policy';
 import { WebhookSender } from './delivery/webhook-sender';
-import { ChatNotification, ChatNotificationSchema } from './schemas/chat-notification.schema';
+import { QueueModule } from '../queue/queue.module';
+import { CHAT_KIND } from './chat-kind';
 import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
 
 /**
@@ -26,10 +26,8 @@ import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
  */
 @Module({
   imports: [
-    MongooseModule.forFeature([
-      { name: ChatRule.name, schema: ChatRuleSchema },
-      { name: ChatNotification.name, schema: ChatNotificationSchema },
-    ]),
+    MongooseModule.forFeature([{ name: ChatRule.name, schema: ChatRuleSchema }]),
+    QueueModule.forKind(CHAT_KIND, { ownStore: true, ownWorker: true }),
     AppsModule,
   ],
   controllers: [ChatRulesController],
@@ -47,7 +45,6 @@ import { ChatRule, ChatRuleSchema } from './schemas/chat-rule.schema';
     WebhookSender,
     WebhookAddressPolicy,
     HostResolver,
-    { provide: CHAT_DELIVERY_OPTIONS, useValue: DEFAULT_CHAT_DELIVERY_OPTIONS },
   ],
   exports: [ChatNotifier, ChatBacklog],
 })

@@ -89,6 +89,38 @@ export class EmailEnv {
   @Max(100_000)
   EMAIL_WORKER_RATE_PER_SECOND = 0;
 
+  /**
+   * Each stream's own slots and rate budget (docs/operations/email-delivery.md, "Streams"); unset: the
+   * worker's (`EMAIL_WORKER_CONCURRENCY`, `EMAIL_WORKER_RATE_PER_SECOND`).
+   */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  EMAIL_TRANSACTIONAL_CONCURRENCY?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  EMAIL_TRANSACTIONAL_RATE_PER_SECOND?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  EMAIL_BROADCAST_CONCURRENCY?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  EMAIL_BROADCAST_RATE_PER_SECOND?: number;
+
   /** How long a claimed job stays with its worker before another may reap it (crash recovery). */
   @Transform(toInt)
   @IsInt()

@@ -28,10 +28,10 @@ import { JobRetention } from './jobs/job-retention';
 import { JobSecrets } from './jobs/job-secrets';
 import { MessageLedger } from './jobs/message-ledger';
 import { MessageLedgerEntry, MessageLedgerSchema } from './jobs/schemas/message-ledger.schema';
-import { EmailJob, EmailJobSchema } from './jobs/schemas/email-job.schema';
+import { EMAIL_KIND } from './jobs/email-kind';
+import { QueueModule } from '../queue/queue.module';
 import { SendEmailHandler } from './jobs/send-email.handler';
 import { RecipientJobsService } from './jobs/recipient-jobs.service';
-import { EMAIL_WORKER_OPTIONS, workerOptionsFromConfig } from './jobs/worker-options';
 import { Suppression, SuppressionSchema } from './suppression/schemas/suppression.schema';
 import { SuppressionService } from './suppression/suppression.service';
 import { SenderDomainsModule } from '../sender-domains/sender-domains.module';
@@ -61,7 +61,6 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
 @Module({
   imports: [
     MongooseModule.forFeature([
-      { name: EmailJob.name, schema: EmailJobSchema },
       { name: MessageLedgerEntry.name, schema: MessageLedgerSchema },
       { name: Suppression.name, schema: SuppressionSchema },
       { name: EmailEvent.name, schema: EmailEventSchema },
@@ -70,6 +69,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
       { name: WebhookToken.name, schema: WebhookTokenSchema },
       ...ANALYTICS_MODELS,
     ]),
+    QueueModule.forKind(EMAIL_KIND, { ownStore: true, ownWorker: true }),
     EmailTemplatesModule,
     SenderDomainsModule,
   ],
@@ -115,7 +115,6 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     SentMessageLookup,
     mailTransportProvider,
     { provide: EMAIL_TEMPLATE_SOURCE, useExisting: EmailTemplatesService },
-    { provide: EMAIL_WORKER_OPTIONS, inject: [ConfigService], useFactory: workerOptionsFromConfig },
   ],
   exports: [
     EmailService,

@@ -6,7 +6,7 @@ import { CampaignHolds } from './jobs/campaign-holds';
 import { assertSendable, type EmailMessage, type EnqueueOptions } from './jobs/email-message';
 import { assertRecipientsPlan, type RecipientsPlan } from './jobs/recipients-plan';
 import { EmailJobStore, type CampaignJobCounts, type EnqueuedJob, type NewJob } from './jobs/email-job.store';
-import { DEFAULT_MAX_ATTEMPTS } from './jobs/schemas/email-job.schema';
+import { DEFAULT_MAX_ATTEMPTS, defaultStream } from './jobs/schemas/email-job.schema';
 
 /** `result.skipped` of a recipient a plan did not queue because the address breaks the address rule. */
 export const INVALID_ADDRESS_SKIP = 'invalid_address';
@@ -141,6 +141,7 @@ function newJob(
     // A random key is new by construction.
     ...(options.idempotencyKey === undefined || options.keyIsNew ? { keyIsNew: true } : {}),
     priority: options.priority ?? 0,
+    stream: options.stream ?? defaultStream(type, campaignId),
     scheduledAt: options.scheduledAt ?? new Date(),
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     appId: appId ?? null,

@@ -1,6 +1,17 @@
 import type { AnyBulkWriteOperation, Collection, Document, Filter, FindCursor, ObjectId } from 'mongodb';
-import { claimableOf, type DueJob, type HeldJob, type LapseRule, type QueueKind } from './queue-kind';
+import {
+  claimableOf,
+  type DueOf,
+  type HeldJob,
+  type KindSettings,
+  type KindTypes,
+  type LapseRule,
+  type OutcomeOf,
+  type QueueKind,
+} from './queue-kind';
 import { writeAll } from '../common/database/bulk-writes';
+import type { KindRuntime } from './kind-runtime';
+import type { FailedAttempt } from './retry-policy';
 import type { HolderState } from './worker-heartbeat';
 
 /** A held job and the token of the claim that holds it. */
@@ -70,19 +81,38 @@ export const HELD_UNTIL = new Date('9999-12-31T00:00:00.000Z');
  * filters are built here, never from input, and each step is one round trip for a whole batch (each update is
  * a single lookup in a unique index).
  */
-export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
-  constructor(
-    private readonly collectionOf: () => Collection,
-    readonly kind: QueueKind<Job, Due, Outcome>,
-  ) {}
+export class LeaseQueueStore<T extends KindTypes> {
+  readonly kind: QueueKind<T>;
+
+  constructor(private readonly runtime: KindRuntime<T>) {
+    this.kind = runtime.kind;
+  }
 
   protected get collection(): Collection {
-    return this.collectionOf();
+    return this.runtime.collection();
   }
 
   /** The fields a new job is inserted with to be claimable once its due field has passed. */
   newJobFields(id: ObjectId): Record<string, unknown> {
     return { status: this.kind.statuses.pending, attempts: 0, claimKey: claimKeyOf(id, 0) };
+  }
+
+  /** The fields of a job that ends (its status set apart): the kind's, by default its expiry date. */
+  endFields(now: Date): Record<string, unknown> {
+    return endFieldsOf(this.kind, now, this.runtime.settings());
+  }
+
+  /** The fields an outcome sets, and when the job is due again (a failed attempt that will be retried). */
+  outcomeUpdate(outcome: OutcomeOf<T>, now: Date): { set: Record<string, unknown>; retryAt?: Date } {
+    const { statuses } = this.kind;
+    const where = this.kind.attemptFields?.(outcome) ?? {};
+    if (isFailed(outcome)) {
+      return outcome.status === 'failed'
+        ? { set: { ...where, lastError: outcome.error }, retryAt: outcome.retryAt }
+        : { set: { ...where, status: statuses.dead, lastError: outcome.error } };
+    }
+    const done = outcome;
+    return { set: { ...where, ...this.kind.doneFields?.(done, now), status: statuses.done } };
   }
 
   /**
@@ -134,7 +164,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
         $set: {
           status: this.kind.statuses.dead,
           lastError: error,
-          ...this.kind.endFields(now),
+          ...this.endFields(now),
           updatedAt: now,
         },
         $unset: { claimKey: '' },
@@ -148,21 +178,22 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
    * wants more (close the scan when done). The dev database filters and sorts the whole collection for
    * every such query, whatever its limit, so a worker reads one scan while it stays fresh.
    */
-  scanDue(batchSize: number, now = new Date()): DueScan<Due> {
+  scanDue(batchSize: number, now = new Date(), lane?: string): DueScan<DueOf<T>> {
     const filter = {
       status: { $in: claimableOf(this.kind.statuses) },
+      ...(lane && this.kind.lanes ? { [this.kind.lanes.field]: lane } : {}),
       [this.kind.dueField]: { $lte: now },
     };
+    const due = this.kind.due ?? DEFAULT_DUE;
     const cursor = this.collection.find(filter, {
-      projection: { ...this.kind.dueProjection, claimKey: 1 },
-      sort: this.kind.dueSort,
+      projection: { ...due.projection, claimKey: 1 },
+      sort: this.kind.order,
       batchSize,
     });
-    return new DueScan(
-      cursor,
-      batchSize,
-      (doc) => ({ ...this.kind.dueJobOf(doc), claimKey: doc.claimKey as string }) as Due,
-    );
+    return new DueScan(cursor, batchSize, (doc) => {
+      const claimKey = doc.claimKey as string;
+      return { ...due.of(doc), claimKey };
+    });
   }
 
   /**
@@ -172,12 +203,12 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
    * claiming process (its heartbeat), so a reaper can tell whether the holder is alive.
    */
   async claimMany(
-    due: Due[],
-    lockTokenOf: (job: Due) => string,
+    due: DueOf<T>[],
+    lockTokenOf: (job: DueOf<T>) => string,
     leaseMs: number,
     now = new Date(),
     workerId?: string,
-  ): Promise<Claimed<Job>[]> {
+  ): Promise<Claimed<T['job']>[]> {
     if (due.length === 0) return [];
     const tokens = due.map(lockTokenOf);
     await writeAll(
@@ -201,7 +232,8 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
       })),
     );
     const claimed = await this.collection.find({ lockToken: { $in: tokens } }).toArray();
-    return claimed.map((doc) => ({ job: doc as unknown as Job, lockToken: doc.lockToken as string }));
+    // The kind's own documents, as its schema wrote them.
+    return claimed.map((doc) => ({ job: doc as T['job'], lockToken: doc.lockToken as string }));
   }
 
   /**
@@ -228,20 +260,20 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
    * Records the outcomes of held jobs (and puts back postponed ones) in one round trip; returns how many
    * were recorded.
    */
-  async finish(finished: (Finished<Outcome> | Postponed)[]): Promise<number> {
+  async finish(finished: (Finished<OutcomeOf<T>> | Postponed)[]): Promise<number> {
     if (finished.length === 0) return 0;
     const now = new Date();
     const operations: AnyBulkWriteOperation[] = finished.map((record) => {
       if ('postponed' in record) return { updateOne: this.postponeUpdate(record, now) };
       const { id, attempts, lockToken, outcome } = record;
-      const { set, retryAt } = this.kind.outcomeUpdate(outcome, now);
+      const { set, retryAt } = this.outcomeUpdate(outcome, now);
       const next = retryAt
         ? {
             status: this.kind.statuses.retrying,
             [this.kind.dueField]: retryAt,
             claimKey: claimKeyOf(id, attempts),
           }
-        : this.kind.endFields(now);
+        : this.endFields(now);
       return {
         updateOne: {
           // The token exists only while this claim holds the job: it is the whole guard.
@@ -254,10 +286,10 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
   }
 
   /** The status a record's write sets (`retrying` for a retry or a postponement). */
-  statusAfter(record: Finished<Outcome> | Postponed): string {
+  statusAfter(record: Finished<OutcomeOf<T>> | Postponed): string {
     const { retrying, done } = this.kind.statuses;
     if ('postponed' in record) return retrying;
-    const { set, retryAt } = this.kind.outcomeUpdate(record.outcome, new Date());
+    const { set, retryAt } = this.outcomeUpdate(record.outcome, new Date());
     return retryAt ? retrying : typeof set.status === 'string' ? set.status : done;
   }
 
@@ -278,7 +310,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
         filter: { lockToken },
         update: this.lapseUpdate(
           job,
-          job.handed !== 'no' ? this.kind.lapsed(job) : { to: 'pending', uncount: true },
+          job.handed !== 'no' ? this.lapsed(job) : { to: 'pending', uncount: true },
           now,
         ),
       },
@@ -329,7 +361,12 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
 
   /** The kind's rule for each lapsed job; a store may read more first (one round trip for all). */
   protected lapseRules(jobs: HeldJob[]): Promise<LapseRule[]> {
-    return Promise.resolve(jobs.map((job) => this.kind.lapsed(job)));
+    return Promise.resolve(jobs.map((job) => this.lapsed(job)));
+  }
+
+  /** The kind's rule for a lapsed job, with the settings now. */
+  protected lapsed(job: HeldJob): LapseRule {
+    return this.kind.lapse(job, this.runtime.settings());
   }
 
   private postponeUpdate({ id, attempts, lockToken, postponed }: Postponed, now: Date) {
@@ -380,7 +417,7 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
           $set: {
             status: this.kind.statuses.dead,
             lastError: rule.error,
-            ...this.kind.endFields(now),
+            ...this.endFields(now),
             updatedAt: now,
           },
           $unset: HOLD_FIELDS,
@@ -388,11 +425,36 @@ export class LeaseQueueStore<Job, Due extends DueJob, Outcome> {
         };
       case 'done':
         return {
-          $set: { ...rule.set, ...this.kind.endFields(now), updatedAt: now },
+          $set: { ...rule.set, ...this.endFields(now), updatedAt: now },
           $unset: HOLD_FIELDS,
         };
     }
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/** What a scan reads of a kind that declares nothing else: the job's id, all of one priority. */
+const DEFAULT_DUE = {
+  projection: { _id: 1 } as Record<string, 1>,
+  of: (doc: Record<string, unknown>) => ({ _id: doc._id as ObjectId, priority: 0 }),
+};
+
+/** The fields of a job that ends: the kind's own, or its expiry date after `retentionDays` (0: kept). */
+function endFieldsOf<T extends KindTypes>(
+  kind: QueueKind<T>,
+  now: Date,
+  settings: KindSettings,
+): Record<string, unknown> {
+  if (kind.endFields) return kind.endFields(now, settings);
+  return settings.retentionDays > 0
+    ? { expiresAt: new Date(now.getTime() + settings.retentionDays * DAY_MS) }
+    : {};
+}
+
+/** An outcome that is a failed attempt (`failedAttempt`): due again, or dead. */
+function isFailed(outcome: { status: string }): outcome is FailedAttempt {
+  return outcome.status === 'failed' || outcome.status === 'dead';
 }
 
 /**

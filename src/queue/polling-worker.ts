@@ -1,67 +1,30 @@
 import {
   type BeforeApplicationShutdown,
-  Inject,
   Logger,
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
-import type { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
-import { DatabaseAvailability } from '../database/database-availability';
 import { ClaimFeed } from './claim-feed';
 import { DatabasePause } from './database-pause';
-import { Circuit, type CircuitSettings, DEFAULT_CIRCUIT, DependencyUnavailableError } from './circuit';
+import { Circuit, DEFAULT_CIRCUIT, DependencyUnavailableError } from './circuit';
 import { FinishBuffer } from './finish-buffer';
 import { HandedMarks } from './handed-marks';
-import type { JobHandlers } from './job-handlers';
+import type { JobContext, JobHandlerFn } from './job-context';
+import type { KindRuntime } from './kind-runtime';
 import type { DueScan, Finished, HeldClaim, LeaseQueueStore, Postponed } from './lease-queue.store';
-import type { DueJob, HeldJob, LapseRule, LeasedJob } from './queue-kind';
+import type { DueJob, DueOf, HeldJob, JobOf, KindTypes, LapseRule, OutcomeOf, ScanOf } from './queue-kind';
 import { RateLimiter } from './rate-limiter';
 import { type FailedAttempt, failedAttempt } from './retry-policy';
-import type { WorkerHeartbeat } from './worker-heartbeat';
 
-/** How a worker runs; read at the start of every run, so a test may change them between runs. */
-export interface WorkerSettings {
-  /** Whether this process polls (and reaps) on timers; a run may still be started by hand. */
-  enabled: boolean;
-  intervalMs: number;
-  /** Jobs in flight at once (the slots); also how many one claim round trip takes. */
-  concurrency: number;
-  /** Jobs started per second across the slots; 0 = no limit. */
-  ratePerSecond: number;
-  /** How long a claimed job stays this worker's; a lapsed lease is reaped by any worker. */
-  leaseMs: number;
-  /** Due jobs read per batch of a scan. */
-  scanSize: number;
-  /** How long a run works through one scan before it scans again (what fell due since waits that long). */
-  rescanAfterMs: number;
-  /** Outcomes recorded per database write. */
-  finishBatchSize: number;
-  /** How often the reaper's own timer looks for lapsed leases. */
-  reapEveryMs: number;
-  /** How long a stop may take (`WORKER_SHUTDOWN_MS`). */
-  shutdownMs: number;
-  /** Probe waits while a dependency is unavailable (default: 1 s doubling up to 30 s). */
-  circuit?: CircuitSettings;
-}
+export type { JobContext, JobHandlerFn } from './job-context';
 
-/** What a handler gets besides its job. */
-export interface JobContext<Scan> {
-  lockToken: string;
-  /**
-   * Marks the job handed, just before it leaves (a message given to the transport). After a crash a job
-   * never handed is run again; one handed without an outcome follows the kind's lapse rule, which reads
-   * `repeatable`: whether what the job was handed to drops a repeat of it (an API that honours
-   * idempotency keys), so running it again is safe. Throws when the lease was lost meanwhile: the job must
-   * not leave.
-   */
-  handed(options?: { repeatable?: boolean }): Promise<void>;
-  /** State shared by the jobs of one scan (the kind's lookups). */
-  scan: Scan;
-}
+/** How a worker runs: the kind's settings (`KindSettings`), read at the start of every run. */
+export type WorkerSettings = ReturnType<KindRuntime<KindTypes>['settings']>;
 
-/** A handler found by `@JobHandler(<job type>)`. */
-export type JobHandlerFn<Job, Scan, Outcome> = (job: Job, context: JobContext<Scan>) => Promise<Outcome>;
+/** What a kind's record of an outcome carries (the engine's fields, and the kind's `record`). */
+export type RecordOf<T extends KindTypes> = Finished<OutcomeOf<T>> &
+  (T['record'] extends object ? T['record'] : unknown);
 
 export type RunSummary<Status extends string> = Record<Status, number> & {
   lostRaces: number;
@@ -85,119 +48,133 @@ class MarkNotWrittenError extends Error {
 }
 
 /**
- * The polling-worker base of the lease-queue engine (docs/queue.md). Every `intervalMs` a run
+ * The polling worker of the lease-queue engine (docs/queue.md). Every `intervalMs` a run
  * scans due jobs and works through them with `concurrency` slots: a feed claims the next `concurrency`
  * scanned jobs in one round trip, each slot waits for the rate limiter, runs the job's `@JobHandler` and
  * hands its outcome to a buffer written in batches (retried, never dropped). A run scans again while jobs
- * are due and this worker still wins some. Lapsed leases are reaped at the start of a run and by a timer of
- * their own, so a busy or stuck run does not stop reaping. A stop is bounded by `shutdownMs`: claimed jobs
- * not started are released at once, jobs in flight finish or are released at the limit. A handler that
- * throws `DependencyUnavailableError` opens the worker's circuit: its job is put back with the attempt not
- * counted, the worker claims nothing more, then probes with one job at a time until the dependency answers.
+ * are due and this worker still wins some. A kind with lanes (`QueueKind.lanes`) runs one such run per
+ * lane, each with its own slots and rate limiter, so a lane's backlog never holds up another lane.
+ * Lapsed leases are reaped at the start of a run and by a timer of their own, so a busy or stuck run does
+ * not stop reaping. A stop is bounded by `shutdownMs`: claimed jobs not started are released at once, jobs
+ * in flight finish or are released at the limit. A handler that throws `DependencyUnavailableError` opens
+ * the worker's circuit: its job is put back with the attempt not counted, the worker claims nothing more,
+ * then probes with one job at a time until the dependency answers. A kind adds what it needs through the
+ * hooks (`newScan`, `prepareDue`, `recordOf`, `recorded`, `reaped`, `runEnded`) of a subclass.
  */
-export abstract class PollingWorker<
-  Job extends LeasedJob,
-  Due extends DueJob,
-  Outcome extends { status: string },
-  Scan = undefined,
-  F extends Finished<Outcome> = Finished<Outcome>,
->
+export class PollingWorker<T extends KindTypes>
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   protected readonly logger: Logger;
-  private run: Promise<RunSummary<Outcome['status']>> | null = null;
+  private readonly name: string;
+  /** The run in progress of each lane (`''` for a kind without lanes). */
+  private readonly runs = new Map<string, Promise<RunSummary<OutcomeOf<T>['status']>>>();
   private stopping = false;
   private signalStop: () => void = noop;
   /** Settles when a stop begins (ends the slots' waits for the rate limiter). */
   private readonly stopped = new Promise<void>((resolve) => (this.signalStop = resolve));
   private lastRunEndedAt: Date | null = null;
-  private rate: RateLimiter | null = null;
+  private readonly rates = new Map<string, RateLimiter>();
   private reaping: Promise<{ job: HeldJob; rule: LapseRule }[]> | null = null;
   /** Jobs this worker holds and has started, by lock token (released when a stop reaches its limit). */
-  private readonly held = new Map<string, HeldEntry<Job>>();
-  private finishing: FinishBuffer<Outcome, F> | null = null;
+  private readonly held = new Map<string, HeldEntry<T['job']>>();
+  private readonly finishing = new Set<FinishBuffer<OutcomeOf<T>, RecordOf<T>>>();
   private readonly marks: HandedMarks;
   private readonly circuit: Circuit;
-  /** Injected as a property, so the kinds' constructors need not pass it on. */
-  @Inject(DatabaseAvailability) private readonly availability!: DatabaseAvailability;
-  private pause?: DatabasePause;
+  private readonly database: DatabasePause;
   private heartbeatStarted = false;
   /** Runs (or reaps) failing in a row: the first failure of a streak is logged, and the recovery. */
   private readonly failures = { run: 0, reap: 0 };
 
-  protected constructor(
-    private readonly name: string,
-    protected readonly store: LeaseQueueStore<Job, Due, Outcome>,
-    private readonly handlers: JobHandlers,
-    private readonly scheduler: SchedulerRegistry,
-    private readonly heartbeat: WorkerHeartbeat,
+  constructor(
+    private readonly runtime: KindRuntime<T>,
+    protected readonly store: LeaseQueueStore<T>,
   ) {
-    this.logger = new Logger(name);
+    this.name = `${runtime.kind.name} worker`;
+    this.logger = new Logger(this.name);
     this.marks = new HandedMarks((tokens, repeatable) => store.markHanded(tokens, repeatable));
     this.circuit = new Circuit(() => this.settings().circuit ?? DEFAULT_CIRCUIT, this.logger);
+    this.database = new DatabasePause(runtime.availability, this.logger);
   }
 
-  protected abstract settings(): WorkerSettings;
+  /** The kind's settings now (those of `lane`: its own slots and rate budget). */
+  protected settings(lane = ''): WorkerSettings {
+    return this.runtime.settings(lane || undefined);
+  }
 
-  /** The outcome of an attempt that threw: the kind's retry policy (`failedAttempt`). */
-  protected failure(job: Job, error: unknown): Outcome {
-    const failed = failedAttempt(this.store.kind.retry, job, error);
+  /** The lanes a run works (one unnamed lane for a kind without lanes). */
+  private get lanes(): readonly string[] {
+    return this.store.kind.lanes?.names ?? [''];
+  }
+
+  /** The outcome of an attempt that threw: the kind's retry rule (`failedAttempt`). */
+  protected failure(job: T['job'], error: unknown): FailedAttempt {
+    const { kind } = this.store;
+    const settings = this.settings();
+    const failed = failedAttempt(
+      {
+        maxAttempts: (held: T['job']) => kind.retry.maxAttempts?.(held) ?? settings.maxAttempts,
+        backoff: () => settings.backoff,
+        isPermanent: (error: unknown) => kind.retry.isPermanent?.(error) === true,
+      },
+      job,
+      error,
+    );
     if (failed.status === 'dead') {
       this.logger.warn(
-        `${this.store.kind.name} job ${String(job._id)} is dead after ${job.attempts} attempt(s): ` +
-          failed.error,
+        `${kind.name} job ${String(job._id)} is dead after ${job.attempts} attempt(s): ${failed.error}`,
       );
     }
-    // A kind's outcomes include the two of a failed attempt (checked where the kind is declared).
-    return failed as FailedAttempt & Outcome;
+    return failed;
   }
 
   /** Fresh state for the jobs of one scan. */
-  protected newScan(): Scan {
-    return undefined as Scan;
+  protected newScan(): ScanOf<T> {
+    return undefined;
   }
 
   /**
    * Scanned jobs before they are claimed (a kind may read what it needs); by default spread within priority.
    */
-  protected prepareDue(due: Due[], _scan: Scan): Promise<Due[]> {
+  protected prepareDue(due: DueOf<T>[], _scan: ScanOf<T>): Promise<DueOf<T>[]> {
     return Promise.resolve(spreadWithinPriority(due));
   }
 
   /** What a kind's record of an outcome carries besides the engine's fields, for `recorded`. */
-  protected recordOf(_job: Job, _outcome: Outcome): Omit<F, keyof Finished<Outcome>> {
-    return {} as Omit<F, keyof Finished<Outcome>>;
+  protected recordOf(_job: T['job'], _outcome: OutcomeOf<T>): Omit<RecordOf<T>, keyof Finished<unknown>> {
+    return {} as Omit<RecordOf<T>, keyof Finished<unknown>>;
   }
 
-  private finished(job: Job, lockToken: string, outcome: Outcome): F {
-    const id = job._id as Finished<Outcome>['id'];
-    return { ...this.recordOf(job, outcome), id, attempts: job.attempts, lockToken, outcome } as F;
+  private finished(job: T['job'], lockToken: string, outcome: OutcomeOf<T>): RecordOf<T> {
+    const id = job._id as Finished<unknown>['id'];
+    return { ...this.recordOf(job, outcome), id, attempts: job.attempts, lockToken, outcome };
   }
 
   /** After a batch of outcomes is written (`recorded` of them were still held). */
-  protected recorded(_batch: F[], _recorded: number): void {}
+  protected recorded(_batch: RecordOf<T>[], _recorded: number): void {}
 
   /** After lapsed leases were reaped. */
   protected reaped(_reaped: { job: HeldJob; rule: LapseRule }[]): void {}
 
-  /** After a run, however it ended. */
+  /** After a run of a lane, however it ended. */
   protected runEnded(): void {}
 
+  /** The boot refuses a kind whose declared job types and handlers disagree (`JobHandlers.check`). */
   onModuleInit(): void {
-    this.handlers.check(this.store.kind.name, this.store.kind.types);
+    this.runtime.handlers.check(this.store.kind.name, this.store.kind.jobTypes);
   }
 
-  onApplicationBootstrap(): void {
+  /** Starts the timers (a kind may first prepare its jobs: a subclass awaits, then calls this). */
+  onApplicationBootstrap(): Promise<void> {
     const settings = this.settings();
-    if (!settings.enabled) return;
+    if (!settings.enabled) return Promise.resolve();
     this.database.watch();
-    this.heartbeat.start();
+    this.runtime.heartbeat.start();
     this.heartbeatStarted = true;
-    this.scheduler.addInterval(
+    this.runtime.scheduler.addInterval(
       this.name,
       setInterval(() => this.tick(), settings.intervalMs),
     );
-    this.scheduler.addInterval(
+    this.runtime.scheduler.addInterval(
       `${this.name}.reaper`,
       setInterval(() => {
         if (this.database.paused) return;
@@ -207,10 +184,13 @@ export abstract class PollingWorker<
         );
       }, settings.reapEveryMs),
     );
-    this.logger.log(
-      `Polling every ${settings.intervalMs} ms (concurrency ${settings.concurrency}, ` +
-        `rate ${settings.ratePerSecond || 'unlimited'}/s)`,
-    );
+    const lanes = this.lanes.map((lane) => {
+      const own = this.settings(lane);
+      const label = lane ? `${lane}: ` : '';
+      return `${label}concurrency ${own.concurrency}, rate ${own.ratePerSecond || 'unlimited'}/s`;
+    });
+    this.logger.log(`Polling every ${settings.intervalMs} ms (${lanes.join('; ')})`);
+    return Promise.resolve();
   }
 
   /**
@@ -223,7 +203,7 @@ export abstract class PollingWorker<
       await this.stop();
     } finally {
       // After the jobs were given back: the heartbeat ends, so whatever is left is recovered at once.
-      if (this.heartbeatStarted) await this.heartbeat.stop();
+      if (this.heartbeatStarted) await this.runtime.heartbeat.stop();
       this.heartbeatStarted = false;
     }
   }
@@ -232,27 +212,24 @@ export abstract class PollingWorker<
     this.stopping = true;
     this.signalStop();
     this.database.unwatch();
+    const { scheduler } = this.runtime;
     for (const name of [this.name, `${this.name}.reaper`]) {
-      if (this.scheduler.doesExist('interval', name)) this.scheduler.deleteInterval(name);
+      if (scheduler.doesExist('interval', name)) scheduler.deleteInterval(name);
     }
-    const run = this.run;
-    if (!run) return;
+    const runs = [...this.runs.values()];
+    if (runs.length === 0) return;
     const limitMs = this.settings().shutdownMs;
     const deadline = Date.now() + limitMs;
     // Most of the time for the work in flight; the rest to release what is still running and record outcomes.
     const reserveMs = Math.min(2_000, limitMs / 4);
-    if (await within(run.then(noop, noop), limitMs - reserveMs)) return;
+    if (await within(Promise.allSettled(runs), limitMs - reserveMs)) return;
     const stuck = [...this.held.values()];
     this.held.clear();
-    if (this.finishing) this.finishing.giveUpAt = deadline;
+    for (const buffer of this.finishing) buffer.giveUpAt = deadline;
     this.logger.warn(`Stopping with ${stuck.length} job(s) still running: released`);
     await within(this.release(stuck, 'still running at the stop limit'), deadline - Date.now());
-    if (this.finishing) await within(this.finishing.flush(), deadline - Date.now());
-  }
-
-  /** Claiming pauses while the database is away (created on first use: the availability is a property). */
-  private get database(): DatabasePause {
-    return (this.pause ??= new DatabasePause(this.availability, this.logger));
+    const flushed = Promise.all([...this.finishing].map((buffer) => buffer.flush()));
+    await within(flushed, deadline - Date.now());
   }
 
   /** When this process's last run ended (reported by `/health`); null before the first. */
@@ -261,21 +238,34 @@ export abstract class PollingWorker<
   }
 
   /**
-   * Works until nothing is due (or a stop begins). A call while a run is in progress joins that run, so one
-   * process never runs two at once and a stop can wait for it.
+   * Works every lane until nothing is due (or a stop begins). A lane whose run is in progress is joined,
+   * so one process never runs a lane twice at once and a stop can wait for it.
    */
-  processDue(): Promise<RunSummary<Outcome['status']>> {
-    this.run ??= this.runOnce().finally(() => {
-      this.run = null;
-      this.lastRunEndedAt = new Date();
-    });
-    return this.run;
+  async processDue(): Promise<RunSummary<OutcomeOf<T>['status']>> {
+    const summaries = await Promise.all(this.lanes.map((lane) => this.processLane(lane)));
+    const total: Record<string, number> = {};
+    for (const summary of summaries) {
+      for (const [key, count] of Object.entries(summary)) total[key] = (total[key] ?? 0) + count;
+    }
+    return total as RunSummary<OutcomeOf<T>['status']>;
+  }
+
+  private processLane(lane: string): Promise<RunSummary<OutcomeOf<T>['status']>> {
+    let run = this.runs.get(lane);
+    if (!run) {
+      run = this.runOnce(lane).finally(() => {
+        this.runs.delete(lane);
+        this.lastRunEndedAt = new Date();
+      });
+      this.runs.set(lane, run);
+    }
+    return run;
   }
 
   /** Reaps lapsed leases now (one reap at a time per process). */
   reapLapsed(): Promise<{ job: HeldJob; rule: LapseRule }[]> {
     this.reaping ??= this.store
-      .reapLapsed(new Date(), this.heartbeat)
+      .reapLapsed(new Date(), this.runtime.heartbeat)
       .then((reaped) => {
         if (reaped.length > 0) this.reaped(reaped);
         return reaped;
@@ -284,13 +274,17 @@ export abstract class PollingWorker<
     return this.reaping;
   }
 
+  /** Starts a run of each lane that has none (a lane's long backlog does not keep the others waiting). */
   private tick(): void {
     // While the circuit is open the worker does not even scan: nothing it claimed could be done.
-    if (this.run || this.stopping || this.circuit.mode() === 'open' || this.database.paused) return;
-    this.processDue().then(
-      () => this.succeeded('run'),
-      (error: unknown) => this.failed('run', error),
-    );
+    if (this.stopping || this.circuit.mode() === 'open' || this.database.paused) return;
+    for (const lane of this.lanes) {
+      if (this.runs.has(lane)) continue;
+      this.processLane(lane).then(
+        () => this.succeeded('run'),
+        (error: unknown) => this.failed('run', error),
+      );
+    }
   }
 
   /**
@@ -313,23 +307,23 @@ export abstract class PollingWorker<
     this.logger.log(`${what === 'run' ? 'Runs' : 'Reaping'} work again after ${failed} failure(s)`);
   }
 
-  private async runOnce(): Promise<RunSummary<Outcome['status']>> {
+  private async runOnce(lane: string): Promise<RunSummary<OutcomeOf<T>['status']>> {
     // Outcomes by status: the kind's success, and the engine's two of a failed attempt (`failedAttempt`).
     const summary = Object.fromEntries(
       [this.store.kind.statuses.done, 'failed', 'dead', 'lostRaces', 'reaped', 'postponed'].map((key) => [
         key,
         0,
       ]),
-    ) as RunSummary<Outcome['status']>;
+    ) as RunSummary<OutcomeOf<T>['status']>;
     try {
       summary.reaped = (await this.reapLapsed()).length;
       while (!this.stopping && !this.database.paused) {
         const mode = this.circuit.mode();
         if (mode === 'open') break;
-        const scan = this.store.scanDue(this.settings().scanSize);
+        const scan = this.store.scanDue(this.settings(lane).scanSize, new Date(), lane || undefined);
         let claimed: number;
         try {
-          claimed = await this.work(scan, summary, mode);
+          claimed = await this.work(lane, scan, summary, mode);
         } finally {
           await scan.close();
         }
@@ -347,19 +341,23 @@ export abstract class PollingWorker<
    * one job at a time, until the circuit closes or opens again); returns how many jobs this worker claimed.
    */
   private async work(
-    scan: DueScan<Due>,
-    summary: RunSummary<Outcome['status']>,
+    lane: string,
+    scan: DueScan<DueOf<T>>,
+    summary: RunSummary<OutcomeOf<T>['status']>,
     mode: 'closed' | 'probe',
   ): Promise<number> {
-    const settings = this.settings();
+    const settings = this.settings(lane);
     const concurrency = mode === 'probe' ? 1 : settings.concurrency;
-    if (this.rate?.perSecond !== settings.ratePerSecond) this.rate = new RateLimiter(settings.ratePerSecond);
-    const rate = this.rate;
+    let rate = this.rates.get(lane);
+    if (rate?.perSecond !== settings.ratePerSecond) {
+      rate = new RateLimiter(settings.ratePerSecond);
+      this.rates.set(lane, rate);
+    }
     const scanState = this.newScan();
     const scanToken = randomBytes(12).toString('hex');
     const freshUntil = Date.now() + settings.rescanAfterMs;
     let claimed = 0;
-    const feed = new ClaimFeed<Job, Due>(
+    const feed = new ClaimFeed<T['job'], DueOf<T>>(
       async () => this.prepareDue(await scan.next(), scanState),
       () => Date.now() >= freshUntil,
       concurrency,
@@ -369,7 +367,7 @@ export abstract class PollingWorker<
           (job) => `${scanToken}.${String(job._id)}`,
           settings.leaseMs,
           new Date(),
-          this.heartbeat.id,
+          this.runtime.heartbeat.id,
         );
         summary.lostRaces += batch.length - jobs.length;
         claimed += jobs.length;
@@ -377,25 +375,25 @@ export abstract class PollingWorker<
       },
       mode === 'closed',
     );
-    const finished = new FinishBuffer<Outcome, F>(
+    const finished = new FinishBuffer<OutcomeOf<T>, RecordOf<T>>(
       (batch) => this.store.finish(batch),
       settings.finishBatchSize,
       this.logger,
       (batch, recorded) => {
         if (recorded < batch.length) void this.explainUnrecorded(batch);
         this.recorded(
-          batch.filter((record): record is F => !('postponed' in record)),
+          batch.filter((record): record is RecordOf<T> => !('postponed' in record)),
           recorded,
         );
       },
     );
-    this.finishing = finished;
+    this.finishing.add(finished);
     // Claims and starts nothing more once a stop begins or the circuit leaves this run's mode.
     const halted = () => this.stopping || this.circuit.mode() !== mode;
     const slot = async () => {
       for (let next = await feed.next(halted); next; next = await feed.next(halted)) {
         const { job, lockToken } = next;
-        const entry: HeldEntry<Job> = { job, lockToken, handed: false, repeatable: false };
+        const entry: HeldEntry<T['job']> = { job, lockToken, handed: false, repeatable: false };
         this.held.set(lockToken, entry);
         await Promise.race([rate.acquire(), this.stopped]);
         if (halted()) {
@@ -437,6 +435,7 @@ export abstract class PollingWorker<
       'claimed, not started',
     );
     await finished.flush();
+    this.finishing.delete(finished);
     const failure = slots.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
     return claimed;
@@ -447,18 +446,20 @@ export abstract class PollingWorker<
    * answered; one whose dependency was unavailable is to be put back, attempt not counted.
    */
   private async attempt(
-    job: Job,
+    job: T['job'],
     lockToken: string,
-    entry: HeldEntry<Job>,
-    scan: Scan,
+    entry: HeldEntry<T['job']>,
+    scan: ScanOf<T>,
   ): Promise<
-    { outcome: Outcome } | { unavailable: DependencyUnavailableError } | { putBack: MarkNotWrittenError }
+    { outcome: OutcomeOf<T> } | { unavailable: DependencyUnavailableError } | { putBack: MarkNotWrittenError }
   > {
-    const type = this.store.kind.typeOf(job);
-    const handler = this.handlers.get<JobHandlerFn<Job, Scan, Outcome>>('job', type);
-    const context: JobContext<Scan> = {
+    const { kind } = this.store;
+    const type = kind.typeOf?.(job) ?? (job as { type?: string }).type ?? kind.jobTypes[0];
+    const handler = this.runtime.handlers.get<JobHandlerFn<T>>('job', type);
+    const context: JobContext<ScanOf<T>> = {
       lockToken,
       scan,
+      fail: (error) => this.failure(job, error),
       handed: async (options) => {
         // Counted as handed from the moment the mark is asked for: a release must never resend it.
         entry.handed = true;
@@ -475,7 +476,8 @@ export abstract class PollingWorker<
     };
     try {
       if (!handler) throw new Error(`No @JobHandler for job type "${type}"`);
-      const outcome = await handler(job, context);
+      // The handler was checked against the kind's payload map where it was declared (`@JobHandler`).
+      const outcome = await handler(job as JobOf<T>, context);
       if (entry.handed) this.circuit.reached();
       return { outcome };
     } catch (error) {
@@ -495,7 +497,7 @@ export abstract class PollingWorker<
    * say in an outage); any other was taken from this worker (reaped, its holder judged dead) and is
    * named with its status now.
    */
-  private async explainUnrecorded(batch: (F | Postponed)[]): Promise<void> {
+  private async explainUnrecorded(batch: (RecordOf<T> | Postponed)[]): Promise<void> {
     try {
       const states = await this.store.statusesOf(batch.map((record) => record.id));
       const taken = batch.filter((record) => {
@@ -522,7 +524,7 @@ export abstract class PollingWorker<
   }
 
   /** A job put back until the circuit's next probe (a later scan then finds it due). */
-  private postponed(job: Job, lockToken: string, error: DependencyUnavailableError): Postponed {
+  private postponed(job: T['job'], lockToken: string, error: DependencyUnavailableError): Postponed {
     return {
       id: job._id as Postponed['id'],
       attempts: job.attempts,
@@ -532,7 +534,7 @@ export abstract class PollingWorker<
   }
 
   /** Gives held jobs back to the queue (see `LeaseQueueStore.giveBack`). */
-  private async release(entries: HeldEntry<Job>[], why: string): Promise<void> {
+  private async release(entries: HeldEntry<T['job']>[], why: string): Promise<void> {
     if (entries.length === 0) return;
     const jobs: HeldClaim[] = entries.map(({ job, lockToken, handed, repeatable }) => ({
       job: {

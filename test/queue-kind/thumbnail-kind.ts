@@ -1,16 +1,10 @@
 import { Injectable, Module } from '@nestjs/common';
-import { InjectModel, MongooseModule, Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { SchedulerRegistry } from '@nestjs/schedule';
-import { ObjectId } from 'mongodb';
-import type { Model, Types } from 'mongoose';
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { Types } from 'mongoose';
 import { JobHandler } from '../../src/queue/job-handler.decorator';
-import { JobHandlers } from '../../src/queue/job-handlers';
-import { leaseFields } from '../../src/queue/lease-fields';
-import { LeaseQueueStore } from '../../src/queue/lease-queue.store';
-import { type JobContext, PollingWorker, type WorkerSettings } from '../../src/queue/polling-worker';
-import type { DueJob, QueueKind } from '../../src/queue/queue-kind';
-import { type FailedAttempt, PermanentJobError } from '../../src/queue/retry-policy';
-import { WorkerHeartbeat } from '../../src/queue/worker-heartbeat';
+import { defineKind } from '../../src/queue/queue-kind';
+import { QueueModule } from '../../src/queue/queue.module';
+import { PermanentJobError } from '../../src/queue/retry-policy';
 
 /**
  * A third job kind, for the tests only (docs/queue.md, "Adding a job kind"): thumbnails to render, in a
@@ -20,80 +14,65 @@ import { WorkerHeartbeat } from '../../src/queue/worker-heartbeat';
  */
 export type ThumbnailScript = 'ok' | 'flaky' | 'refused';
 
-/** The kind's job types and their payloads (one here). */
-export interface ThumbnailPayloads {
-  'thumbnail.render': { path: string; script: ThumbnailScript };
-}
-
 @Schema({ collection: 'test_thumbnails', timestamps: true })
 export class Thumbnail {
   _id: Types.ObjectId;
   @Prop({ required: true }) status: string;
   @Prop({ default: 0 }) attempts: number;
   @Prop({ required: true }) runAt: Date;
-  @Prop({ type: Object, required: true }) payload: ThumbnailPayloads['thumbnail.render'];
+  @Prop({ type: Object, required: true }) payload: { path: string; script: ThumbnailScript };
   @Prop() lastError?: string;
   @Prop() size?: number;
   @Prop() finishedAt?: Date;
 }
 
 export const ThumbnailSchema = SchemaFactory.createForClass(Thumbnail);
-ThumbnailSchema.plugin(leaseFields);
 // The engine's scan: status (equality, two values), then runAt (sort and range).
 ThumbnailSchema.index({ status: 1, runAt: 1 });
 
-type ThumbnailOutcome = { status: 'ready'; size: number } | FailedAttempt;
+/** The kind's types: its job types and their payloads, the document, a success. */
+export interface ThumbnailTypes {
+  payloads: { 'thumbnail.render': Thumbnail['payload'] };
+  job: Thumbnail;
+  outcome: { status: 'ready'; size: number };
+}
 
 /** The whole kind, declared in one object. */
-const THUMBNAIL_KIND: QueueKind<Thumbnail, DueJob, ThumbnailOutcome> = {
+export const THUMBNAIL_KIND = defineKind<ThumbnailTypes>({
   name: 'thumbnail',
-  types: ['thumbnail.render'],
+  model: { name: Thumbnail.name, schema: ThumbnailSchema },
+  jobTypes: ['thumbnail.render'],
   typeOf: () => 'thumbnail.render',
   dueField: 'runAt',
+  order: { runAt: 1 },
   statuses: { pending: 'queued', retrying: 'again', held: 'rendering', done: 'ready', dead: 'broken' },
-  retry: { maxAttempts: () => 3, backoff: () => ({ baseMs: 1, maxMs: 1 }) },
-  dueSort: { runAt: 1 },
-  dueProjection: { _id: 1 },
-  dueJobOf: (doc) => ({ _id: doc._id as ObjectId, priority: 0 }),
-  outcomeUpdate: (outcome) => {
-    switch (outcome.status) {
-      case 'ready':
-        return { set: { status: 'ready', size: outcome.size } };
-      case 'failed':
-        return { set: { lastError: outcome.error }, retryAt: outcome.retryAt };
-      case 'dead':
-        return { set: { status: 'broken', lastError: outcome.error } };
-    }
-  },
+  retry: {},
+  doneFields: (outcome) => ({ size: outcome.size }),
   endFields: (now) => ({ finishedAt: now }),
-  heldProjection: {},
-  lapsed: (job) =>
-    job.attempts >= 3
-      ? { to: 'dead', error: 'Its worker stopped' }
-      : { to: 'due', error: 'Its worker stopped' },
-};
-
-@Injectable()
-export class ThumbnailStore extends LeaseQueueStore<Thumbnail, DueJob, ThumbnailOutcome> {
-  constructor(@InjectModel(Thumbnail.name) private readonly model: Model<Thumbnail>) {
-    super(() => model.collection, THUMBNAIL_KIND);
-  }
-
-  /** Queues a thumbnail, due now. */
-  async add(payload: ThumbnailPayloads['thumbnail.render']): Promise<string> {
-    const _id = new ObjectId();
-    await this.model.create({ _id, ...this.newJobFields(_id), runAt: new Date(), payload });
-    return String(_id);
-  }
-}
+  lapse: (job, settings) => ({
+    to: job.attempts >= settings.maxAttempts ? 'dead' : 'due',
+    error: 'Its worker stopped',
+  }),
+  // Runs only when a test asks (`processDue`), as the other kinds do in tests.
+  settings: {
+    env: {},
+    defaults: {
+      enabled: false,
+      concurrency: 4,
+      finishBatchSize: 4,
+      maxAttempts: 3,
+      backoff: { baseMs: 1, maxMs: 1 },
+    },
+  },
+});
 
 @Injectable()
 export class ThumbnailHandler {
   /** Attempts started, by path. */
   readonly calls = new Map<string, number>();
 
-  @JobHandler('thumbnail.render')
-  render(job: Thumbnail, _context: JobContext<undefined>): Promise<ThumbnailOutcome> {
+  @JobHandler(THUMBNAIL_KIND, 'thumbnail.render')
+  render(job: Thumbnail): Promise<ThumbnailTypes['outcome']> {
     const { path, script } = job.payload;
     const call = (this.calls.get(path) ?? 0) + 1;
     this.calls.set(path, call);
@@ -103,36 +82,30 @@ export class ThumbnailHandler {
   }
 }
 
-/** Runs only when a test asks (`processDue`), as the other kinds do in tests. */
-@Injectable()
-export class ThumbnailWorker extends PollingWorker<Thumbnail, DueJob, ThumbnailOutcome> {
-  constructor(
-    store: ThumbnailStore,
-    handlers: JobHandlers,
-    scheduler: SchedulerRegistry,
-    heartbeat: WorkerHeartbeat,
-  ) {
-    super(ThumbnailWorker.name, store, handlers, scheduler, heartbeat);
-  }
+@Module({ imports: [QueueModule.forKind(THUMBNAIL_KIND)], providers: [ThumbnailHandler] })
+export class ThumbnailKindModule {}
 
-  protected settings(): WorkerSettings {
-    return {
-      enabled: false,
-      intervalMs: 1_000,
-      concurrency: 4,
-      ratePerSecond: 0,
-      leaseMs: 60_000,
-      scanSize: 50,
-      rescanAfterMs: 2_000,
-      finishBatchSize: 4,
-      reapEveryMs: 5_000,
-      shutdownMs: 2_000,
-    };
+/**
+ * Never provided: proof at compile time that a handler must take its job type's payload (`npm run
+ * typecheck` fails if the decorator accepted this method, the expected error then being unused).
+ */
+export class MismatchedThumbnailHandler {
+  // @ts-expect-error the payload of `thumbnail.render` is `{ path, script }`, not a number
+  @JobHandler(THUMBNAIL_KIND, 'thumbnail.render')
+  render(job: { payload: number }): Promise<ThumbnailTypes['outcome']> {
+    return Promise.resolve({ status: 'ready', size: job.payload });
   }
 }
 
-@Module({
-  imports: [MongooseModule.forFeature([{ name: Thumbnail.name, schema: ThumbnailSchema }])],
-  providers: [ThumbnailStore, ThumbnailHandler, ThumbnailWorker],
-})
-export class ThumbnailKindModule {}
+/** A kind that declares a job type no provider handles: the boot refuses it. */
+export const ORPHAN_KIND = defineKind<{
+  payloads: { 'orphan.run': { n: number } };
+  job: Thumbnail;
+  outcome: { status: 'ready' };
+}>({
+  ...THUMBNAIL_KIND,
+  name: 'orphan',
+  jobTypes: ['orphan.run'],
+  typeOf: () => 'orphan.run',
+  doneFields: undefined,
+});

@@ -4,27 +4,22 @@ import { AppsService } from '../../apps/apps.service';
 import type { App } from '../../apps/schemas/app.schema';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import type { JobContext } from '../../queue/polling-worker';
-import type { ChatChannel } from '../chat-channels';
-import { CHAT_DELIVER, chatRetry, type DeliveryOutcome } from '../chat-outbox.store';
-import type {
-  ChatDestinationKind,
-  ChatNotification,
-  WebhookFormat,
-} from '../schemas/chat-notification.schema';
+import { CHAT_DELIVER, CHAT_KIND, type DeliveryOutcome } from '../chat-kind';
+import type { ChatNotification, WebhookFormat } from '../schemas/chat-notification.schema';
 import { type ChatDestination, ChatDestinations } from './chat-destinations';
+import { ChatScan } from './chat-scan';
 import { type ChatMessage, logLine, payloadFor, webhookFormatOf } from './chat-message';
 import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery-options';
 import { WebhookSender } from './webhook-sender';
-import { failedAttempt } from '../../queue/retry-policy';
 
 const LABEL_LIMIT = 80;
 /** A `chatChannels` value that is a URL is not shown: a webhook URL is a secret, not a label. */
 const LOOKS_LIKE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
- * Delivers one notification (`@JobHandler('chat.deliver')`): its destination chosen now (the app's rule,
- * the default, the log), sent with a timeout. A failure is retried with exponential backoff until
- * `maxAttempts`; a refusal no retry can change (a PermanentJobError) is dead at once.
+ * Delivers one notification (`@JobHandler(CHAT_KIND, 'chat.deliver')`): its destination chosen now (the
+ * app's rule, the default, the log), sent with a timeout. A failure is retried with exponential backoff
+ * until `maxAttempts`; a refusal no retry can change (a PermanentJobError) is dead at once.
  */
 @Injectable()
 export class ChatDeliveryHandler {
@@ -42,7 +37,7 @@ export class ChatDeliveryHandler {
     return new ChatScan(this.destinations, this.apps);
   }
 
-  @JobHandler(CHAT_DELIVER)
+  @JobHandler(CHAT_KIND, CHAT_DELIVER)
   async deliver(notification: ChatNotification, context: JobContext<ChatScan>): Promise<DeliveryOutcome> {
     const scan = context.scan;
     let destination: ChatDestination | undefined;
@@ -58,49 +53,9 @@ export class ChatDeliveryHandler {
       await this.sender.post(destination.url, payloadFor(format, message), this.options.timeoutMs);
       return { status: 'delivered', destination: destination.kind, format };
     } catch (error) {
-      return this.failure(notification, error, destination?.kind, format);
+      // The engine's retry rule, with where the attempt went.
+      return { ...context.fail(error), destination: destination?.kind, format };
     }
-  }
-
-  /** The chat kind's retry policy (the engine's `failedAttempt`), with where the attempt went. */
-  failure(
-    notification: ChatNotification,
-    error: unknown,
-    destination?: ChatDestinationKind,
-    format?: WebhookFormat,
-  ): DeliveryOutcome {
-    const failed = failedAttempt(chatRetry(this.options), notification, error);
-    if (failed.status === 'dead') {
-      this.logger.warn(
-        `Chat notification ${String(notification._id)} is dead after ${notification.attempts} attempt(s): ` +
-          failed.error,
-      );
-    }
-    return { ...failed, destination, format };
-  }
-}
-
-/** Apps and destinations looked up once per scan, however many notifications share them. */
-export class ChatScan {
-  private readonly apps = new Map<string, Promise<App | null>>();
-  private readonly destinations = new Map<string, Promise<ChatDestination>>();
-
-  constructor(
-    private readonly resolver: ChatDestinations,
-    private readonly appsService: AppsService,
-  ) {}
-
-  app(appId: string): Promise<App | null> {
-    let found = this.apps.get(appId);
-    if (!found) this.apps.set(appId, (found = this.appsService.findByAppId(appId)));
-    return found;
-  }
-
-  destination(appId: string, channel: ChatChannel): Promise<ChatDestination> {
-    const key = `${appId}\n${channel}`;
-    let found = this.destinations.get(key);
-    if (!found) this.destinations.set(key, (found = this.resolver.resolve(appId, channel)));
-    return found;
   }
 }
 

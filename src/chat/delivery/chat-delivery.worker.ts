@@ -1,51 +1,26 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import { SchedulerRegistry } from '@nestjs/schedule';
-import type { AppConfig } from '../../config/env';
-import { JobHandlers } from '../../queue/job-handlers';
-import { WorkerHeartbeat } from '../../queue/worker-heartbeat';
-import { PollingWorker, type RunSummary, type WorkerSettings } from '../../queue/polling-worker';
-import type { DueJob } from '../../queue/queue-kind';
-import { ChatOutboxStore, type DeliveryOutcome } from '../chat-outbox.store';
-import type { ChatNotification } from '../schemas/chat-notification.schema';
-import { ChatDeliveryHandler, type ChatScan } from './chat-delivery.handler';
-import { CHAT_DELIVERY_OPTIONS, type ChatDeliveryOptions } from './delivery-options';
+import { Injectable } from '@nestjs/common';
+import { InjectKind, type KindRuntime } from '../../queue/kind-runtime';
+import { PollingWorker, type RunSummary } from '../../queue/polling-worker';
+import { CHAT_KIND, type ChatKindTypes, type DeliveryOutcome } from '../chat-kind';
+import { ChatOutboxStore } from '../chat-outbox.store';
+import { ChatDeliveryHandler } from './chat-delivery.handler';
+import type { ChatScan } from './chat-scan';
 
 export type DeliveryRunSummary = RunSummary<DeliveryOutcome['status']>;
 
 /**
  * Delivers the outbox on the engine's polling worker (src/queue/): every `CHAT_WORKER_INTERVAL_MS` a run
  * scans the due notifications, oldest first, and works through them `concurrency` at a time with
- * `@JobHandler('chat.deliver')` (ChatDeliveryHandler).
+ * `@JobHandler(CHAT_KIND, 'chat.deliver')` (ChatDeliveryHandler); its lookups are shared per scan.
  */
 @Injectable()
-export class ChatDeliveryWorker extends PollingWorker<ChatNotification, DueJob, DeliveryOutcome, ChatScan> {
+export class ChatDeliveryWorker extends PollingWorker<ChatKindTypes> {
   constructor(
-    private readonly config: ConfigService<AppConfig, true>,
+    @InjectKind(CHAT_KIND) runtime: KindRuntime<ChatKindTypes>,
     store: ChatOutboxStore,
-    handlers: JobHandlers,
-    scheduler: SchedulerRegistry,
-    heartbeat: WorkerHeartbeat,
     private readonly handler: ChatDeliveryHandler,
-    @Inject(CHAT_DELIVERY_OPTIONS) private readonly options: ChatDeliveryOptions,
   ) {
-    super(ChatDeliveryWorker.name, store, handlers, scheduler, heartbeat);
-  }
-
-  protected settings(): WorkerSettings {
-    const { concurrency, leaseMs, scanSize } = this.options;
-    return {
-      enabled: this.config.get('CHAT_WORKER_ENABLED', { infer: true }),
-      intervalMs: this.config.get('CHAT_WORKER_INTERVAL_MS', { infer: true }),
-      shutdownMs: this.config.get('WORKER_SHUTDOWN_MS', { infer: true }),
-      concurrency,
-      ratePerSecond: 0,
-      leaseMs,
-      scanSize,
-      rescanAfterMs: 2_000,
-      finishBatchSize: concurrency,
-      reapEveryMs: this.options.reapEveryMs ?? 30_000,
-    };
+    super(runtime, store);
   }
 
   protected override newScan(): ChatScan {

@@ -1,24 +1,19 @@
-import type { BackoffPolicy } from '../../queue/backoff';
+import type { KindSettings } from '../../queue/queue-kind';
 
-export interface ChatDeliveryOptions {
-  /** How long one webhook call may take, answer included. */
-  timeoutMs: number;
-  /** Attempts per notification before it is `dead`. */
-  maxAttempts: number;
-  backoff: BackoffPolicy;
-  /** How long a claimed notification stays with its worker; a lapsed lease is reaped by any worker. */
-  leaseMs: number;
-  /** Due notifications read per scan of the outbox. */
-  scanSize: number;
-  /** Webhook calls in flight at once, so one slow receiver does not hold up the others. */
-  concurrency: number;
-  /** How often the reaper's timer looks for lapsed leases (default 30 s). */
-  reapEveryMs?: number;
-}
+/** The chat kind's settings (`CHAT_KIND`), and how long one webhook call may take. */
+export type ChatDeliveryOptions = Partial<KindSettings> &
+  Pick<KindSettings, 'maxAttempts' | 'backoff' | 'leaseMs' | 'scanSize' | 'concurrency'> & {
+    /** How long one webhook call may take, answer included. */
+    timeoutMs: number;
+  };
 
+/** The options object of the chat kind (a test may replace or change it). */
 export const CHAT_DELIVERY_OPTIONS = Symbol('CHAT_DELIVERY_OPTIONS');
 
-/** 6 attempts over about a quarter of an hour: 30 s, 1, 2, 4 and 8 min between them (with jitter). */
+/**
+ * 6 attempts over about a quarter of an hour: 30 s, 1, 2, 4 and 8 min between them (with jitter); five
+ * webhook calls in flight at once, so one slow receiver does not hold up the others.
+ */
 export const DEFAULT_CHAT_DELIVERY_OPTIONS: ChatDeliveryOptions = {
   timeoutMs: 5_000,
   maxAttempts: 6,
@@ -26,4 +21,6 @@ export const DEFAULT_CHAT_DELIVERY_OPTIONS: ChatDeliveryOptions = {
   leaseMs: 60_000,
   scanSize: 100,
   concurrency: 5,
+  finishBatchSize: 5,
+  reapEveryMs: 30_000,
 };

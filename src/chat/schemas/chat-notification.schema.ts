@@ -1,6 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, type Types } from 'mongoose';
-import { leaseFields } from '../../queue/lease-fields';
 import type { KindStatuses } from '../../queue/queue-kind';
 import { CHAT_CHANNELS, type ChatChannel } from '../chat-channels';
 
@@ -75,8 +74,7 @@ export class ChatNotification {
 }
 
 export const ChatNotificationSchema = SchemaFactory.createForClass(ChatNotification);
-// The engine's lease fields and their indexes (claims, outcomes, the reaper).
-ChatNotificationSchema.plugin(leaseFields);
+// The engine adds its lease fields and their indexes (QueueModule.forKind(CHAT_KIND)).
 // ChatOutboxStore.insert: storing the same key twice keeps one notification.
 ChatNotificationSchema.index({ key: 1 }, { unique: true });
 // The engine's scan of due notifications (LeaseQueueStore.scanDue): status (equality, two values), then

@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
 import { EmailService } from '../email.service';
-import type { BatchPlan } from './batch-plan';
 import { type BatchPlanner, PLANNERS, PlanHandler, type PlanOutcome } from './email-handlers';
-import type { JobOutcome } from './email-job.store';
+import { EMAIL_KIND, type EmailKindTypes, type JobOutcome } from './email-kind';
+import type { JobOf } from '../../queue/queue-kind';
 import { type RecipientsPlan, splitRecipients } from './recipients-plan';
-import type { EmailJob } from './schemas/email-job.schema';
 import { PermanentJobError } from '../../queue/retry-policy';
 
 /** Runs `email.batch.plan` jobs with the planner of their kind, and plans the `recipients` kind itself. */
@@ -17,9 +16,9 @@ export class BatchPlanHandler {
     private readonly email: EmailService,
   ) {}
 
-  @JobHandler('email.batch.plan')
-  async handle(job: EmailJob): Promise<JobOutcome> {
-    const plan = job.payload as BatchPlan;
+  @JobHandler(EMAIL_KIND, 'email.batch.plan')
+  async handle(job: JobOf<EmailKindTypes, 'email.batch.plan'>): Promise<JobOutcome> {
+    const plan = job.payload;
     const planner = this.handlers.get<BatchPlanner>(PLANNERS, plan.kind);
     if (!planner) throw new PermanentJobError(`No batch planner for kind "${plan.kind}"`);
     return { status: 'completed', result: { ...(await planner(plan, String(job._id))) } };
@@ -33,7 +32,8 @@ export class BatchPlanHandler {
     const jobs = await this.email.enqueueEmails(
       sendable.map((recipient) => ({
         message: { ...plan.message, to: recipient.to, variables: recipient.variables },
-        options: { idempotencyKey: keyOf(recipient.to) },
+        // A batch is broadcast mail, whoever it is for.
+        options: { idempotencyKey: keyOf(recipient.to), stream: 'broadcast' },
       })),
     );
     const skips = await this.email.recordSkipped(

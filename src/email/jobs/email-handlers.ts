@@ -1,18 +1,16 @@
 import { JobHandler } from '../../queue/job-handler.decorator';
 import type { JobContext } from '../../queue/polling-worker';
 import type { RenderedContent, SendableTemplate } from '../delivery/template-source';
-import type { SuppressionReason } from '../suppression/schemas/suppression.schema';
 import type { BatchPlan } from './batch-plan';
+import type { EmailScan } from './email-kind';
 import type { EmailMessage } from './email-message';
-import type { JobOutcome } from './email-job.store';
-import type { EmailJob } from './schemas/email-job.schema';
 
 /**
  * The e-mail queue's handlers, found at boot by their decorators (src/queue/job-handlers.ts): the job types
- * (`@JobHandler('email.send')`, `@JobHandler('email.batch.plan')`), and the lookups those make by name:
- * batch planners by plan kind, message composers by composer name, and the campaigns' link tables.
- * A module with its own audiences or content (newsletters) marks a method of its provider; the e-mail
- * module never imports it.
+ * (`@JobHandler(EMAIL_KIND, 'email.send')`, `@JobHandler(EMAIL_KIND, 'email.batch.plan')`), and the lookups
+ * those make by name: batch planners by plan kind, message composers by composer name, and the campaigns'
+ * link tables. A module with its own audiences or content (newsletters) marks a method of its provider;
+ * the e-mail module never imports it.
  */
 export const PLANNERS = 'email.planner';
 export const COMPOSERS = 'email.composer';
@@ -58,14 +56,4 @@ export type MessageComposerFn = (message: EmailMessage) => Promise<ComposedConte
 /** Reads the link table of a campaign (its URLs in order), or null for an unknown campaign. */
 export type LinkTableSource = (campaignId: string) => Promise<readonly string[] | null>;
 
-/** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
-export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
-
-/** What the jobs of one scan share: the suppression answers for their addresses, the templates read. */
-export interface EmailScan {
-  suppressed: Map<string, SuppressionReason>;
-  memo: TemplateMemo;
-}
-
 export type EmailJobContext = JobContext<EmailScan>;
-export type EmailJobHandler = (job: EmailJob, context: EmailJobContext) => Promise<JobOutcome>;

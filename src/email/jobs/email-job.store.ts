@@ -1,28 +1,28 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
+import { Injectable } from '@nestjs/common';
 import { ObjectId } from 'mongodb';
-import { Model } from 'mongoose';
 import { insertKeepingDuplicates } from '../../common/database/bulk-writes';
-import { JobRetention } from './job-retention';
-import { type LedgerMessage, ledgerMessageOf, type LedgerSend, MessageLedger } from './message-ledger';
-import type { SentMessage } from '../events/sent-message';
+import { InjectKind, type KindRuntime } from '../../queue/kind-runtime';
+import { ledgerMessageOf, type LedgerSend, MessageLedger } from './message-ledger';
 import { type SentSend, SentEvents } from '../events/sent-events';
-import { type Finished, LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
-import type { DueJob as QueueDueJob, HeldJob, LapseRule, QueueKind } from '../../queue/queue-kind';
+import { LeaseQueueStore, type Postponed } from '../../queue/lease-queue.store';
+import type { RecordOf } from '../../queue/polling-worker';
+import type { HeldJob, LapseRule } from '../../queue/queue-kind';
+import { EMAIL_KIND, type EmailKindTypes } from './email-kind';
 import {
-  DEFAULT_MAX_ATTEMPTS,
-  EMAIL_JOB_TYPES,
+  defaultStream,
   EMAIL_KIND_STATUSES,
-  EmailJob,
   type EmailJobStatus,
   type EmailJobType,
+  type EmailStream,
 } from './schemas/email-job.schema';
-import { isPermanentSendError } from './send-failures';
-import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from './worker-options';
+
+export { type DueJob, type JobOutcome, LAPSED_DELIVERY_ERROR, LAPSED_REPEATABLE_ERROR } from './email-kind';
 
 export interface NewJob {
   type: EmailJobType;
   payload: Record<string, unknown>;
+  /** Default: `defaultStream`. */
+  stream?: EmailStream;
   idempotencyKey: string;
   priority: number;
   scheduledAt: Date;
@@ -42,28 +42,8 @@ export interface EnqueuedJob {
   created: boolean;
 }
 
-/** A due job as the worker's scan sees it: enough to check suppression before claiming. */
-export interface DueJob extends QueueDueJob {
-  type: EmailJobType;
-  to?: string;
-}
-
-/** What a worker decided about a job it holds. */
-export type JobOutcome =
-  | { status: 'completed'; result: Record<string, unknown>; messageId?: string; providerMessageId?: string }
-  | { status: 'failed'; error: string; retryAt: Date }
-  | { status: 'dead'; error: string };
-
-export interface FinishedJob extends Finished<JobOutcome> {
-  /** The job's campaign (a campaign's messages and its plan), recounted once outcomes are recorded. */
-  campaignId?: string | null;
-  /** Who an `email.send` job's message is for: its `sent` event names them (SentEvents). */
-  message?: SentMessage;
-  /** An `email.send` job's ledger fields: a recorded send completes (or creates) its entry. */
-  ledger?: LedgerMessage;
-  /** The job had an attempt whose outcome was unknown before this one (its `unknownOutcomes`). */
-  resentAfterUnknown?: boolean;
-}
+/** A finished job as the worker records it (the kind's record). */
+export type FinishedJob = RecordOf<EmailKindTypes>;
 
 /**
  * A campaign's jobs by final state. `sent`: handed to the provider; `failed`: ended without delivery (dead,
@@ -85,30 +65,19 @@ export interface CampaignJobCounts {
 /** States a job never leaves. */
 const FINAL_STATUSES: readonly EmailJobStatus[] = [EMAIL_KIND_STATUSES.done, EMAIL_KIND_STATUSES.dead];
 
-export const LAPSED_DELIVERY_ERROR =
-  'The worker stopped during delivery, so whether the message left is unknown; not retried, to avoid a duplicate';
-const LAPSED_PLAN_ERROR = 'The worker stopped while planning; planned again';
-const LAPSED_UNSENT_ERROR = 'Every attempt ended with its worker stopping before the message was sent';
-export const LAPSED_REPEATABLE_ERROR =
-  'The worker stopped during delivery; sent again with the same idempotency key, which the provider sends once';
-const LAPSED_LAST_REPEATABLE_ERROR =
-  'The worker stopped during the last attempt of the delivery, so whether the message left is unknown';
-
 /**
  * The `email_jobs` kind of the lease-queue engine (src/queue/): scans, claims, handed marks, outcomes and
  * reaping are the engine's; what is the e-mail queue's own is here: inserting with idempotency keys, the
  * rule for a lapsed lease, and a campaign's counts.
  */
 @Injectable()
-export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome> {
+export class EmailJobStore extends LeaseQueueStore<EmailKindTypes> {
   constructor(
-    @InjectModel(EmailJob.name) model: Model<EmailJob>,
-    private readonly retention: JobRetention,
+    @InjectKind(EMAIL_KIND) runtime: KindRuntime<EmailKindTypes>,
     private readonly ledger: MessageLedger,
     private readonly sentEvents: SentEvents,
-    @Inject(EMAIL_WORKER_OPTIONS) options: EmailWorkerOptions,
   ) {
-    super(() => model.collection, emailQueueKind(retention, options));
+    super(runtime);
   }
 
   /**
@@ -129,10 +98,11 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
         unique.set(job.idempotencyKey, { ...job, _id: new ObjectId() });
     const docs = [...unique.values()].map(({ skipped, keyIsNew: _new, ...job }) => ({
       ...job,
+      stream: job.stream ?? defaultStream(job.type, job.campaignId),
       attempts: 0,
       ...(skipped
         ? // Finished at birth: no claim key, so no worker ever takes it; retention removes it like any other.
-          { status: 'completed', result: skipped, completedAt: now, expiresAt: this.retention.expiresAt(now) }
+          { status: this.kind.statuses.done, result: skipped, ...this.endFields(now) }
         : this.newJobFields(job._id)),
       createdAt: now,
       updatedAt: now,
@@ -172,7 +142,7 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
    * are keyed by job). A worker killed between the events and the outcomes leaves jobs whose event says
    * they were sent: the reaper completes them (`lapseRules`).
    */
-  override async finish(finished: (Finished<JobOutcome> | Postponed)[]): Promise<number> {
+  override async finish(finished: (FinishedJob | Postponed)[]): Promise<number> {
     await this.ledger.recordSent(finished.flatMap(ledgerSendOf));
     await this.sentEvents.write(finished.flatMap(sentSendOf));
     return super.finish(finished);
@@ -187,16 +157,31 @@ export class EmailJobStore extends LeaseQueueStore<EmailJob, DueJob, JobOutcome>
     const sent = await this.sentEvents.of(handed.map((job) => job._id));
     return jobs.map((job) => {
       const record = sent.get(String(job._id));
-      if (!record) return this.kind.lapsed(job);
+      if (!record) return this.lapsed(job);
       return {
         to: 'done',
         set: {
-          status: 'completed',
+          status: this.kind.statuses.done,
           messageId: record.messageId,
           result: { messageId: record.messageId, provider: record.provider, recoveredFrom: 'sent event' },
         },
       };
     });
+  }
+
+  /**
+   * Gives the jobs queued before streams existed their stream, by the rule `streamOf` reads (a campaign's:
+   * `broadcast`; the rest `transactional`), so each lane's scan and the list's filter find them. Two
+   * updates, run once per start; none matches once done.
+   */
+  async backfillStreams(): Promise<number> {
+    const missing = { stream: { $exists: false } };
+    const broadcast = await this.collection.updateMany(
+      { ...missing, $or: [{ campaignId: { $ne: null } }, { type: 'email.batch.plan' }] },
+      { $set: { stream: 'broadcast' } },
+    );
+    const transactional = await this.collection.updateMany(missing, { $set: { stream: 'transactional' } });
+    return broadcast.modifiedCount + transactional.modifiedCount;
   }
 
   /**
@@ -298,72 +283,4 @@ export function summarizeReaped(reaped: { job: HeldJob; rule: LapseRule }[]): {
     if (typeof job.campaignId === 'string') campaignIds.add(job.campaignId);
   }
   return { dead, done, requeued: reaped.length - dead - done, campaignIds };
-}
-
-/**
- * The e-mail queue's rules on the engine. A lapsed `email.send` that was handed to the transport may have
- * left before its worker died: handed to a transport without idempotency (SMTP) it ends `dead` ("outcome
- * unknown") rather than risk a duplicate; handed to one that drops a repeat of its key (the mark says
- * handed `repeatable`) it is due again at once, the same key making the provider answer without sending
- * twice. One never handed is safe to send: back to `pending`. Either way, dead once its attempts are used up,
- * so a message that kills its workers does not loop. A batch plan only enqueues with idempotency keys, so it
- * is safe to run again and is due at once.
- */
-function emailQueueKind(
-  retention: JobRetention,
-  options: EmailWorkerOptions,
-): QueueKind<EmailJob, DueJob, JobOutcome> {
-  return {
-    name: 'email',
-    types: EMAIL_JOB_TYPES,
-    typeOf: (job) => job.type,
-    dueField: 'scheduledAt',
-    statuses: EMAIL_KIND_STATUSES,
-    retry: {
-      maxAttempts: (job) => job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      // Read at each failure: a test may change the options.
-      backoff: () => options.backoff,
-      isPermanent: isPermanentSendError,
-    },
-    dueSort: { priority: -1, scheduledAt: 1 },
-    dueProjection: { type: 1, priority: 1, 'payload.to': 1 },
-    dueJobOf: (doc) => ({
-      _id: doc._id as ObjectId,
-      type: doc.type as EmailJobType,
-      priority: doc.priority as number,
-      to: (doc.payload as { to?: string } | undefined)?.to,
-    }),
-    claimFields: (now) => ({ startedAt: now }),
-    outcomeUpdate: (outcome) => {
-      switch (outcome.status) {
-        case 'completed':
-          return {
-            set: {
-              status: 'completed',
-              result: outcome.result,
-              ...(outcome.messageId ? { messageId: outcome.messageId } : {}),
-              ...(outcome.providerMessageId ? { providerMessageId: outcome.providerMessageId } : {}),
-            },
-          };
-        case 'failed':
-          return { set: { lastError: outcome.error }, retryAt: outcome.retryAt };
-        case 'dead':
-          return { set: { status: 'dead', lastError: outcome.error } };
-      }
-    },
-    endFields: (now) => ({ completedAt: now, expiresAt: retention.expiresAt(now) }),
-    heldProjection: { type: 1, campaignId: 1, maxAttempts: 1 },
-    lapsed: (job) => {
-      if (job.type === 'email.batch.plan') return { to: 'due', error: LAPSED_PLAN_ERROR };
-      if (job.handed === 'yes') return { to: 'dead', error: LAPSED_DELIVERY_ERROR };
-      if (job.attempts >= ((job.maxAttempts as number | undefined) ?? DEFAULT_MAX_ATTEMPTS)) {
-        return {
-          to: 'dead',
-          error: job.handed === 'repeatable' ? LAPSED_LAST_REPEATABLE_ERROR : LAPSED_UNSENT_ERROR,
-        };
-      }
-      if (job.handed === 'repeatable') return { to: 'due', error: LAPSED_REPEATABLE_ERROR };
-      return { to: 'pending', uncount: false };
-    },
-  };
 }

@@ -17,6 +17,7 @@ export class EmailJobsService {
     const filter: Record<string, unknown> = {};
     if (query.status) filter.status = query.status;
     if (query.type) filter.type = query.type;
+    if (query.stream) filter.stream = query.stream;
     if (query.campaignId) filter.campaignId = query.campaignId;
     return findPage(this.jobs, {
       filter,

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { isSendableAddress } from '../../common/validation/email-address';
+import type { EmailStream } from './schemas/email-job.schema';
 
 /**
  * One e-mail to send: literal content, or a stored template rendered at send time with `variables`.
@@ -41,8 +42,10 @@ export interface EnqueueOptions {
    * The message ledger, which remembers keys of expired jobs, is then not asked (one round trip less).
    */
   keyIsNew?: boolean;
-  /** Higher runs first; default 0. */
+  /** Higher runs first within its stream; default 0. */
   priority?: number;
+  /** Its stream; default `broadcast` for a campaign's mail or a batch, else `transactional`. */
+  stream?: EmailStream;
   /** Not before this time; default now. */
   scheduledAt?: Date;
   maxAttempts?: number;

@@ -1,27 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { SchedulerRegistry } from '@nestjs/schedule';
-import type { AppConfig } from '../../config/env';
-import { JobHandlers } from '../../queue/job-handlers';
-import { WorkerHeartbeat } from '../../queue/worker-heartbeat';
-import type { Finished } from '../../queue/lease-queue.store';
-import { PollingWorker, type RunSummary, type WorkerSettings } from '../../queue/polling-worker';
+import { InjectKind, type KindRuntime } from '../../queue/kind-runtime';
+import { PollingWorker, type RunSummary } from '../../queue/polling-worker';
 import type { HeldJob, LapseRule } from '../../queue/queue-kind';
 import { EmailEvents, type CampaignJobsFinishedEvent } from '../email.events';
 import { sentMessageOf } from '../events/sent-events';
 import { SuppressionService } from '../suppression/suppression.service';
-import type { EmailScan } from './email-handlers';
 import { ledgerMessageOf } from './message-ledger';
-import {
-  type DueJob,
-  EmailJobStore,
-  type FinishedJob,
-  type JobOutcome,
-  summarizeReaped,
-} from './email-job.store';
+import { EmailJobStore, type FinishedJob, type JobOutcome, summarizeReaped } from './email-job.store';
+import { type DueJob, EMAIL_KIND, type EmailKindTypes, type EmailRecord, type EmailScan } from './email-kind';
 import type { EmailJob } from './schemas/email-job.schema';
-import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from './worker-options';
 
 export type WorkerRunSummary = RunSummary<JobOutcome['status']>;
 
@@ -29,40 +17,36 @@ export type WorkerRunSummary = RunSummary<JobOutcome['status']>;
  * Sends what is due in the `email_jobs` queue, on the engine's polling worker (src/queue/): every
  * `EMAIL_WORKER_INTERVAL_MS` a run scans due jobs (for up to `rescanAfterMs`), checks a scanned batch's
  * addresses against the suppression list before claiming it, claims `concurrency` jobs per round trip and
- * records outcomes `finishBatchSize` at a time. The handlers are `@JobHandler('email.send')`
- * (SendEmailHandler) and `@JobHandler('email.batch.plan')` (BatchPlanHandler).
+ * records outcomes `finishBatchSize` at a time. The handlers are `@JobHandler(EMAIL_KIND, 'email.send')`
+ * (SendEmailHandler) and `@JobHandler(EMAIL_KIND, 'email.batch.plan')` (BatchPlanHandler); the settings are
+ * the kind's (`EMAIL_KIND.settings`).
  */
 @Injectable()
-export class EmailWorker extends PollingWorker<EmailJob, DueJob, JobOutcome, EmailScan, FinishedJob> {
+export class EmailWorker extends PollingWorker<EmailKindTypes> {
   /** Campaigns with a final outcome during the current run (hinted once more when it ends). */
   private readonly touched = new Set<string>();
 
   constructor(
-    private readonly config: ConfigService<AppConfig, true>,
-    store: EmailJobStore,
-    handlers: JobHandlers,
-    scheduler: SchedulerRegistry,
-    heartbeat: WorkerHeartbeat,
+    @InjectKind(EMAIL_KIND) runtime: KindRuntime<EmailKindTypes>,
+    private readonly jobs: EmailJobStore,
     private readonly suppression: SuppressionService,
     private readonly events: EventEmitter2,
-    @Inject(EMAIL_WORKER_OPTIONS) private readonly options: EmailWorkerOptions,
   ) {
-    super(EmailWorker.name, store, handlers, scheduler, heartbeat);
+    super(runtime, jobs);
+  }
+
+  /** Before the first run: the jobs queued before streams existed get theirs (`backfillStreams`). */
+  override async onApplicationBootstrap(): Promise<void> {
+    if (this.settings().enabled) {
+      const given = await this.jobs.backfillStreams();
+      if (given > 0) this.logger.log(`${given} job(s) queued before streams were given their stream`);
+    }
+    await super.onApplicationBootstrap();
   }
 
   /** The run API the rest of the app and the tests know (the engine's `processDue`). */
   processDueJobs(): Promise<WorkerRunSummary> {
     return this.processDue();
-  }
-
-  protected settings(): WorkerSettings {
-    return {
-      ...this.options,
-      enabled: this.config.get('EMAIL_WORKER_ENABLED', { infer: true }),
-      intervalMs: this.config.get('EMAIL_WORKER_INTERVAL_MS', { infer: true }),
-      shutdownMs: this.config.get('WORKER_SHUTDOWN_MS', { infer: true }),
-      reapEveryMs: this.options.reapEveryMs ?? 5_000,
-    };
   }
 
   protected override newScan(): EmailScan {
@@ -76,7 +60,7 @@ export class EmailWorker extends PollingWorker<EmailJob, DueJob, JobOutcome, Ema
     return super.prepareDue(due, scan);
   }
 
-  protected override recordOf(job: EmailJob): Omit<FinishedJob, keyof Finished<JobOutcome>> {
+  protected override recordOf(job: EmailJob): EmailRecord {
     return {
       campaignId: job.campaignId,
       message: sentMessageOf(job),

@@ -17,16 +17,15 @@ import { PermanentJobError } from '../../queue/retry-policy';
 import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
+import type { JobOf } from '../../queue/queue-kind';
 import {
   COMPOSERS,
   type ComposedContent,
   type EmailJobContext,
   type MessageComposerFn,
-  type TemplateMemo,
 } from './email-handlers';
+import { EMAIL_KIND, type EmailKindTypes, type JobOutcome, type TemplateMemo } from './email-kind';
 import type { EmailMessage } from './email-message';
-import type { JobOutcome } from './email-job.store';
-import type { EmailJob } from './schemas/email-job.schema';
 
 /**
  * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
@@ -57,9 +56,9 @@ export class SendEmailHandler {
    * provider, or that it refused wholesale, is an outage (`DependencyUnavailableError`): the engine puts the
    * job back, attempt not counted.
    */
-  @JobHandler('email.send')
-  async send(job: EmailJob, context: EmailJobContext): Promise<JobOutcome> {
-    const message = job.payload as unknown as EmailMessage;
+  @JobHandler(EMAIL_KIND, 'email.send')
+  async send(job: JobOf<EmailKindTypes, 'email.send'>, context: EmailJobContext): Promise<JobOutcome> {
+    const message = job.payload;
     const suppressedBecause = context.scan.suppressed.get(message.to?.toLowerCase() ?? '');
     if (suppressedBecause) {
       return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause } };

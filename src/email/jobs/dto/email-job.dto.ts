@@ -5,9 +5,12 @@ import { REDACTED, redactPayload } from '../job-redaction';
 import {
   EMAIL_JOB_STATUSES,
   EMAIL_JOB_TYPES,
+  EMAIL_STREAMS,
   type EmailJob,
   type EmailJobStatus,
   type EmailJobType,
+  type EmailStream,
+  streamOf,
 } from '../schemas/email-job.schema';
 
 const CAMPAIGN_ID = /^[\w.:-]{1,100}$/;
@@ -22,6 +25,11 @@ export class ListEmailJobsQuery extends PaginationQueryDto {
   @IsOptional()
   @IsIn(EMAIL_JOB_TYPES)
   type?: EmailJobType;
+
+  @ApiPropertyOptional({ enum: EMAIL_STREAMS })
+  @IsOptional()
+  @IsIn(EMAIL_STREAMS)
+  stream?: EmailStream;
 
   @ApiPropertyOptional()
   @IsOptional()
@@ -43,6 +51,11 @@ export class EmailJobStatsQuery {
 export class EmailJobView {
   @ApiProperty() _id: string;
   @ApiProperty({ enum: EMAIL_JOB_TYPES }) type: EmailJobType;
+  @ApiProperty({
+    enum: EMAIL_STREAMS,
+    description: 'Its lane of the queue; a job queued before streams: broadcast when of a campaign',
+  })
+  stream: EmailStream;
   @ApiProperty({ enum: EMAIL_JOB_STATUSES }) status: EmailJobStatus;
   @ApiProperty({ description: 'Higher runs first' }) priority: number;
   @ApiProperty({
@@ -103,6 +116,7 @@ export function toEmailJobView(job: EmailJob): EmailJobView {
   return {
     _id: String(job._id),
     type: job.type,
+    stream: streamOf(job),
     status: job.status,
     priority: job.priority,
     payload: redactPayload(job.payload),

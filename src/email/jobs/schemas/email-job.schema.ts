@@ -1,6 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, type Types } from 'mongoose';
-import { leaseFields } from '../../../queue/lease-fields';
 import type { KindStatuses } from '../../../queue/queue-kind';
 
 export const EMAIL_JOB_TYPES = ['email.send', 'email.batch.plan'] as const;
@@ -24,14 +23,32 @@ export const EMAIL_KIND_STATUSES = {
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
+/**
+ * The message streams (docs/operations/email-delivery.md, "Streams"): `transactional` (mail a person asked
+ * for, or about their account) and `broadcast` (campaigns, newsletters, batch sends). Each is a lane of the
+ * queue with its own slots and rate budget.
+ */
+export const EMAIL_STREAMS = ['transactional', 'broadcast'] as const;
+export type EmailStream = (typeof EMAIL_STREAMS)[number];
+
+/** The stream of a new job that names none: a campaign's mail and a batch plan are broadcast. */
+export const defaultStream = (type: EmailJobType, campaignId: string | null | undefined): EmailStream =>
+  campaignId || type === 'email.batch.plan' ? 'broadcast' : 'transactional';
+
+/** A job's stream; a job queued before streams existed is `broadcast` when it belongs to a campaign. */
+export const streamOf = (job: { stream?: EmailStream | null; campaignId?: string | null }): EmailStream =>
+  job.stream ?? (job.campaignId ? 'broadcast' : 'transactional');
+
 @Schema({ collection: 'email_jobs', timestamps: true, minimize: false })
 export class EmailJob {
   _id: Types.ObjectId;
 
   @Prop({ type: String, enum: EMAIL_JOB_TYPES, required: true }) type: EmailJobType;
   @Prop({ type: String, enum: EMAIL_JOB_STATUSES, default: 'pending' }) status: EmailJobStatus;
-  /** Higher runs first (transactional mail before campaign mail). */
+  /** Higher runs first within its stream. */
   @Prop({ default: 0 }) priority: number;
+  /** Its lane of the queue (set when queued; `streamOf` reads a job queued before streams existed). */
+  @Prop({ type: String, enum: EMAIL_STREAMS }) stream?: EmailStream;
   @Prop({ type: MongooseSchema.Types.Mixed, required: true }) payload: Record<string, unknown>;
   @Prop({ type: MongooseSchema.Types.Mixed }) result?: Record<string, unknown>;
   @Prop({ default: 0 }) attempts: number;
@@ -71,17 +88,21 @@ export class EmailJob {
 }
 
 export const EmailJobSchema = SchemaFactory.createForClass(EmailJob);
-// The engine's lease fields and their indexes (claims, outcomes, the reaper), and the index of a campaign's
-// held messages (CampaignHolds.release). Shape: find eq(campaignId) range(heldAt).
-EmailJobSchema.plugin(leaseFields, { holdScope: 'campaignId' });
+// The engine adds its lease fields and their indexes (claims, outcomes, the reaper), and the index of a
+// campaign's held messages (CampaignHolds.release), from QueueModule.forKind(EMAIL_KIND).
+// Shape: find eq(campaignId) range(heldAt).
 // Each index below names the query shapes it serves as the coverage gate records them
 // (docs/operations/index-coverage.md); reviewed against a recorded run, none served nothing.
 // Shape: email_jobs insert (unique rule) and find eq(idempotencyKey) (an enqueue's duplicates).
 EmailJobSchema.index({ idempotencyKey: 1 }, { unique: true });
-// EmailJobStore.scanDue: status (equality, two values), then the scan's sort (priority desc, scheduledAt
-// asc), then the scheduledAt bound (range on the last sort field), so a scan reads the due jobs in order.
-// Shapes: find eq(status) sort(priority:-1,scheduledAt:1) range(scheduledAt); countDocuments eq(status).
-EmailJobSchema.index({ status: 1, priority: -1, scheduledAt: 1 });
+// EmailJobStore.scanDue, one scan per stream: status (equality, two values), the stream, then the scan's
+// sort (priority desc, scheduledAt asc), then the scheduledAt bound (range on the last sort field), so a
+// scan reads its stream's due jobs in order.
+// Shapes: find eq(status,stream) sort(priority:-1,scheduledAt:1) range(scheduledAt); countDocuments
+// eq(status).
+EmailJobSchema.index({ status: 1, stream: 1, priority: -1, scheduledAt: 1 });
+// The admin list filtered by stream, newest first. Shape: find eq(stream) sort(createdAt:-1,_id:-1).
+EmailJobSchema.index({ stream: 1, createdAt: -1, _id: -1 });
 // The admin list and statistics filters by campaign (and status: the prefix), and a campaign's recount
 // (EmailJobStore.campaignJobCounts groups by the other three fields, so this index covers it).
 // Shapes: aggregate eq(campaignId); update eq(campaignId,status,type) (CampaignHolds.holdQueued).
