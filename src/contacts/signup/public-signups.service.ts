@@ -7,6 +7,8 @@ import type { App } from '../../apps/schemas/app.schema';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { EmailService } from '../../email/email.service';
 import { JobSecrets } from '../../email/jobs/job-secrets';
+import { SuppressionService } from '../../email/suppression/suppression.service';
+import { UndeliverableAddressException } from '../../email/suppression/undeliverable-address';
 import { ContactsService, normaliseEmail, type SignUpInput, type SignUpRequest } from '../contacts.service';
 import type { Contact } from '../schemas/contact.schema';
 import { NewsletterSignupEvent, SignupEvents } from '../signup.events';
@@ -40,12 +42,20 @@ export class PublicSignups {
     private readonly contacts: ContactsService,
     private readonly apps: AppsService,
     private readonly email: EmailService,
+    private readonly suppression: SuppressionService,
     private readonly secrets: JobSecrets,
     private readonly links: SignupConfirmationLinks,
     private readonly events: EventEmitter2,
   ) {}
 
+  /**
+   * 422 for an address that hard-bounced: its confirmation or welcome mail could never arrive, and a
+   * subscription of it would never be mailed (docs/decisions/api-suppressed-address-answers.md).
+   */
   async signUp(app: App, input: SignUpInput): Promise<SignUpRequest> {
+    if ((await this.suppression.blocks(input.email, 'transactional')) !== null) {
+      throw new UndeliverableAddressException();
+    }
     const request = await this.contacts.requestSignUp(input, {
       confirmEveryone: app.features?.doubleOptIn === true,
     });

@@ -5,6 +5,7 @@ import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../email.module';
 import { EmailJob, EmailJobSchema } from '../jobs/schemas/email-job.schema';
 import { EmailEvent, EmailEventSchema } from '../tracking/schemas/email-event.schema';
+import { BounceReports } from './bounce-reports';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailAnalyticsController } from './email-analytics.controller';
 import { EmailAnalyticsService } from './email-analytics.service';
@@ -42,6 +43,7 @@ import { WebhookReceipt, WebhookReceiptSchema } from './schemas/analytics.schema
     ProviderWebhookService,
     ProviderEventBatch,
     ProviderEffects,
+    BounceReports,
     ComplaintGuard,
     EmailEventsService,
     EmailAnalyticsService,

@@ -1,7 +1,7 @@
 import { JobHandler } from '../../queue/job-handler.decorator';
 import type { JobContext } from '../../queue/polling-worker';
 import type { RenderedContent, SendableTemplate } from '../delivery/template-source';
-import type { SuppressionReason } from '../suppression/schemas/suppression.schema';
+import type { SuppressionCauses } from '../suppression/schemas/suppression.schema';
 import type { BatchPlan } from './batch-plan';
 import type { EmailMessage } from './email-message';
 import type { JobOutcome } from './email-job.store';
@@ -61,9 +61,12 @@ export type LinkTableSource = (campaignId: string) => Promise<readonly string[] 
 /** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
 export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
 
-/** What the jobs of one scan share: the suppression answers for their addresses, the templates read. */
+/**
+ * What the jobs of one scan share: the suppression causes of their addresses (each job's stream decides
+ * which stop it), the templates read.
+ */
 export interface EmailScan {
-  suppressed: Map<string, SuppressionReason>;
+  suppressed: Map<string, SuppressionCauses>;
   memo: TemplateMemo;
 }
 

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { EmailEvents, type SmtpBounceEvent } from '../email.events';
 import type { AppConfig } from '../../config/env';
 import { messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
 import { providerHeaders, providerMessageIdOf } from '../delivery/provider-message-id';
@@ -14,6 +16,7 @@ import {
 import { DependencyUnavailableError } from '../../queue/circuit';
 import { SendingIdentities } from '../../sender-domains/sending-identities';
 import { PermanentJobError } from '../../queue/retry-policy';
+import { blockingCause, streamOf } from '../suppression/suppression-policy';
 import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
@@ -27,6 +30,7 @@ import {
 import type { EmailMessage } from './email-message';
 import type { JobOutcome } from './email-job.store';
 import type { EmailJob } from './schemas/email-job.schema';
+import { smtpBounceOf } from './send-failures';
 
 /**
  * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
@@ -43,6 +47,7 @@ export class SendEmailHandler {
     @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
     private readonly handlers: JobHandlers,
     private readonly identities: SendingIdentities,
+    private readonly events: EventEmitter2,
   ) {
     this.provider = config.get('EMAIL_PROVIDER', { infer: true });
   }
@@ -60,9 +65,11 @@ export class SendEmailHandler {
   @JobHandler('email.send')
   async send(job: EmailJob, context: EmailJobContext): Promise<JobOutcome> {
     const message = job.payload as unknown as EmailMessage;
-    const suppressedBecause = context.scan.suppressed.get(message.to?.toLowerCase() ?? '');
+    const stream = streamOf(job);
+    const causes = context.scan.suppressed.get(message.to?.toLowerCase() ?? '');
+    const suppressedBecause = causes ? blockingCause(causes, stream) : null;
     if (suppressedBecause) {
-      return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause } };
+      return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause, stream } };
     }
     const { content, sender } = await this.content(message, context.scan.memo);
     // Who it is from, and the domain its Message-ID, envelope and signature name (sending-identities.ts).
@@ -73,7 +80,7 @@ export class SendEmailHandler {
     });
     const messageId = messageIdOf(String(job._id), identity.domain);
     await context.handed({ repeatable: this.transport.idempotent });
-    const receipt = await this.sendOrReportOutage({
+    const receipt = await this.sendOrReportBounce(job, {
       messageId,
       idempotencyKey: `email-job/${String(job._id)}`,
       from: identity.from,
@@ -101,6 +108,28 @@ export class SendEmailHandler {
         ...(providerMessageId ? { providerMessageId } : {}),
       },
     };
+  }
+
+  /**
+   * A recipient the SMTP server refuses is a bounce, reported like a provider's (docs/operations/
+   * email-delivery.md "Bounces"): a 5xx to RCPT at once (hard), a 4xx when this was the last attempt (soft).
+   * The report is awaited, so the address is suppressed before the job's outcome is recorded; the error then
+   * takes its usual course (the job is dead, or retried).
+   */
+  private async sendOrReportBounce(job: EmailJob, mail: OutgoingMail): Promise<DeliveryReceipt> {
+    try {
+      return await this.sendOrReportOutage(mail);
+    } catch (error) {
+      const bounceType = smtpBounceOf(error, job.attempts >= job.maxAttempts);
+      if (bounceType) {
+        await this.events.emitAsync(EmailEvents.SmtpBounce, {
+          jobId: String(job._id),
+          bounceType,
+          response: String((error as Error).message).slice(0, 300),
+        } satisfies SmtpBounceEvent);
+      }
+      throw error;
+    }
   }
 
   private async sendOrReportOutage(mail: OutgoingMail): Promise<DeliveryReceipt> {

@@ -85,6 +85,15 @@ export class SentMessageLookup {
     return job?.messageId ? recordOfJob(job, job.messageId) : null;
   }
 
+  /** A message by its job's id (a bounce that names the job: an SMTP refusal, a VERP address). */
+  async byJobId(jobId: string): Promise<SentMessageRecord | null> {
+    if (!isObjectIdOrHexString(jobId)) return null;
+    const [entry] = await this.ledger.findMany([jobId]);
+    if (entry) return recordOfEntry(entry);
+    const job = (await this.jobsById([jobId])).get(jobId);
+    return job?.messageId ? recordOfJob(job, job.messageId) : null;
+  }
+
   /** Provider events about these messages: their ledger entries are kept for the full retention from `at`. */
   recordEvents(messages: SentMessageRecord[], at: Date): Promise<void> {
     return this.ledger.touchMany(
