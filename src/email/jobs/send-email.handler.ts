@@ -16,7 +16,9 @@ import {
 import { DependencyUnavailableError } from '../../queue/circuit';
 import { SendingIdentities } from '../../sender-domains/sending-identities';
 import { PermanentJobError } from '../../queue/retry-policy';
+import { VerpAddresses } from '../bounces/verp';
 import { blockingCause, streamOf } from '../suppression/suppression-policy';
+import { SuppressionService } from '../suppression/suppression.service';
 import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
@@ -48,6 +50,8 @@ export class SendEmailHandler {
     private readonly handlers: JobHandlers,
     private readonly identities: SendingIdentities,
     private readonly events: EventEmitter2,
+    private readonly verp: VerpAddresses,
+    private readonly suppression: SuppressionService,
   ) {
     this.provider = config.get('EMAIL_PROVIDER', { infer: true });
   }
@@ -86,7 +90,7 @@ export class SendEmailHandler {
       from: identity.from,
       to: message.to,
       replyTo: identity.replyTo,
-      envelopeFrom: identity.envelopeFrom,
+      envelopeFrom: this.verp.envelopeFor(String(job._id), identity.envelopeFrom),
       dkim: identity.dkim,
       subject: content.subject,
       html: content.html || undefined,
@@ -94,6 +98,8 @@ export class SendEmailHandler {
       headers: unsubscribeHeaders(message.unsubscribeUrl),
       preparedHeaders: providerHeaders(this.provider, messageId),
     });
+    // Accepted: a soft-bounce suppression ends (docs/operations/email-delivery.md "Soft bounces").
+    if (causes?.soft_bounce) await this.suppression.liftSoftBounce(message.to);
     // An API transport answers with the id itself; an SMTP provider names it in its reply (SES, SendGrid).
     const providerMessageId = receipt.providerMessageId ?? providerMessageIdOf(receipt.response);
     return {

@@ -19,6 +19,7 @@ export function isPermanentSendError(error: unknown): boolean {
 export function smtpBounceOf(error: unknown, lastAttempt: boolean): 'hard' | 'soft' | null {
   const { responseCode: code, command } = (error ?? {}) as { responseCode?: unknown; command?: unknown };
   if (typeof code !== 'number') return null;
-  if (code >= 500 && code < 600) return typeof command === 'string' && /^RCPT\b/i.test(command) ? 'hard' : null;
+  if (code >= 500 && code < 600)
+    return typeof command === 'string' && /^RCPT\b/i.test(command) ? 'hard' : null;
   return code >= 400 && code < 500 && lastAttempt ? 'soft' : null;
 }

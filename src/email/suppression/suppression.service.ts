@@ -97,6 +97,20 @@ export class SuppressionService {
     return this.lift(email, ['soft_bounce']);
   }
 
+  /** Lifts the soft-bounce suppressions of these addresses (delivered messages): one write. */
+  async liftSoftBounces(emails: string[]): Promise<void> {
+    if (emails.length === 0) return;
+    await this.suppressions
+      .updateMany(
+        {
+          addressHash: trusted({ $in: [...new Set(emails.map((email) => this.addressHash(email)))] }),
+          'causes.soft_bounce': trusted({ $exists: true }),
+        },
+        { $unset: { 'causes.soft_bounce': '' } },
+      )
+      .exec();
+  }
+
   /** The entry's causes in force, or null when the address has none. */
   async causes(email: string): Promise<SuppressionCauses | null> {
     const entry = await this.suppressions
