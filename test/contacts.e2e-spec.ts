@@ -388,17 +388,28 @@ describe('Contacts (admin)', () => {
       expect(bad.body.error).toMatch(/reason/);
     });
 
-    it('stops a message already queued to the person', async () => {
+    it('stops a broadcast already queued to the person', async () => {
       const contact = await seed({ email: 'ada@example.com' });
-      const other = await email.enqueueEmail({ to: 'bob@example.com', subject: 'Hi', text: 'Hi Bob' });
-      const queued = await email.enqueueEmail({ to: 'Ada@Example.com', subject: 'Hi', text: 'Hi Ada' });
+      const campaignId = '65a000000000000000000001';
+      const other = await email.enqueueEmail({
+        to: 'bob@example.com',
+        campaignId,
+        subject: 'Hi',
+        text: 'Hi Bob',
+      });
+      const queued = await email.enqueueEmail({
+        to: 'Ada@Example.com',
+        campaignId,
+        subject: 'Hi',
+        text: 'Hi Ada',
+      });
       expect((await admin.http.post(`/admin/contacts/${idOf(contact)}/opt-out`, {})).status).toBe(200);
       await drain();
       expect(smtp.received.map((mail) => mail.to)).toEqual([['bob@example.com']]);
       expect((await jobById(other.id)).status).toBe('completed');
       const job = await jobById(queued.id);
       expect(job.status).toBe('completed');
-      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'opt_out' });
+      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'opt_out', stream: 'broadcast' });
     });
   });
 
@@ -711,17 +722,26 @@ describe('Contacts (admin)', () => {
       });
     });
 
-    it('keeps the address suppressed: a new message to it is not sent', async () => {
+    it('keeps the address suppressed: a new broadcast to it is not sent', async () => {
       const contact = await seed(person);
       expect((await admin.http.delete(`/admin/contacts/${idOf(contact)}`)).status).toBe(200);
       expect(await suppression.find(person.email)).toMatchObject({
         reason: 'opt_out',
         source: 'contacts.gdpr-delete',
       });
-      const { id } = await email.enqueueEmail({ to: person.email, subject: 'Hello again', text: 'Hi' });
+      const { id } = await email.enqueueEmail({
+        to: person.email,
+        campaignId: '65a000000000000000000001',
+        subject: 'Hello again',
+        text: 'Hi',
+      });
       await drain();
       expect(smtp.attempts).toHaveLength(0);
-      expect((await jobById(id)).result).toEqual({ skipped: 'suppressed', reason: 'opt_out' });
+      expect((await jobById(id)).result).toEqual({
+        skipped: 'suppressed',
+        reason: 'opt_out',
+        stream: 'broadcast',
+      });
     });
 
     it('shows the anonymised record, lists it nowhere, and answers 404 to every other route', async () => {

@@ -372,13 +372,14 @@ describe('E-mail queue, worker and delivery', () => {
     it('skips a suppressed address (any case) and records the skip on the job', async () => {
       const suppression = t.app.get(SuppressionService);
       await suppression.suppress({ email: 'Ada@Example.com', reason: 'opt_out', source: 'test' });
-      const { id } = await email.enqueueEmail({ ...literal, to: 'ADA@example.com' });
+      const campaignId = '65a000000000000000000001';
+      const { id } = await email.enqueueEmail({ ...literal, campaignId, to: 'ADA@example.com' });
       await drain();
 
       expect(smtp.attempts).toHaveLength(0);
       const job = await jobById(id);
       expect(job.status).toBe('completed');
-      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'opt_out' });
+      expect(job.result).toEqual({ skipped: 'suppressed', reason: 'opt_out', stream: 'broadcast' });
 
       expect(await suppression.liftOptOut('ada@example.com')).toBe(true);
       await email.enqueueEmail(literal);

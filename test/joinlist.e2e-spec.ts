@@ -187,16 +187,19 @@ describe('Joinlist and unsubscribe', () => {
       ]);
     });
 
-    it('keeps an opt-out or a bounce suppression when the person signs up again, and mails nothing', async () => {
+    it('keeps an opt-out or a bounce suppression when the person signs up again', async () => {
       const suppression = t.app.get(SuppressionService);
       await suppression.suppress({ email: 'eve@example.com', reason: 'opt_out', source: 'contacts.opt-out' });
       await suppression.suppress({ email: 'fay@example.com', reason: 'hard_bounce', source: 'webhook' });
-      await join({ email: 'eve@example.com' });
-      await join({ email: 'fay@example.com' });
+      expect((await join({ email: 'eve@example.com' })).status).toBe(200);
+      // A hard-bounced address can receive nothing, not even the confirmation: the answer says so.
+      expect((await join({ email: 'fay@example.com' })).status).toBe(422);
       expect(await suppression.isSuppressed('eve@example.com')).toBe(true);
       expect(await suppression.isSuppressed('fay@example.com')).toBe(true);
       await drain();
-      expect(smtp.received).toEqual([]);
+      // The opted-out person asked: only the confirmation link goes (docs/api/browser-forms.md).
+      expect(smtp.received.map((mail) => mail.to)).toEqual([['eve@example.com']]);
+      expect(smtp.received[0].raw).toMatch(/joinlist\/confirm\//);
     });
 
     it('gives a filled honeypot the same answer, and stores, mails and announces nothing', async () => {

@@ -9,6 +9,7 @@ import { SecretKeys } from '../src/config/secret-keys';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { Contact } from '../src/contacts/schemas/contact.schema';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
+import { UNDELIVERABLE_ADDRESS } from '../src/email/suppression/undeliverable-address';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { drainEmailQueue } from './helpers/email-queue';
 import { TestApp } from './helpers/app';
@@ -195,15 +196,16 @@ describe('Magic link (end-user sign-in)', () => {
       expect(linkIn(mailsTo('two@example.com')[0]).href).toMatch(/^https:\/\/api\.example\.com\/\?token=/);
     });
 
-    it('leaves a suppressed address to the worker, which sends nothing (transactional mail checks suppression only)', async () => {
+    it('answers 422 for an address that hard-bounced, and queues nothing', async () => {
       await t.app
         .get(SuppressionService)
         .suppress({ email: 'gone@example.com', reason: 'hard_bounce', source: 'test' });
-      expect((await requestLink('gone@example.com')).status).toBe(200);
+      const res = await requestLink('gone@example.com');
+      expect(res.status).toBe(422);
+      expect(res.body.error).toBe(UNDELIVERABLE_ADDRESS);
       await drain();
       expect(mailsTo('gone@example.com')).toEqual([]);
-      const [job] = await jobs.find().lean<EmailJob[]>().exec();
-      expect(job.result).toMatchObject({ skipped: 'suppressed', reason: 'hard_bounce' });
+      expect(await jobs.countDocuments().exec()).toBe(0);
     });
 
     it('answers 404 for an unknown or inactive app (without saying which) and sends nothing', async () => {

@@ -9,6 +9,7 @@ import { databaseEnv, type DatabaseEnv } from '../database/database.config';
 import { emailEnv, type EmailEnv } from '../email/email.config';
 import { emailEventsEnv, type EmailEventsEnv } from '../email/events/email-events.config';
 import { senderDomainsEnv, type SenderDomainsEnv } from '../sender-domains/sender-domains.config';
+import { bouncesEnv, type BouncesEnv } from '../email/bounces/bounces.config';
 import { usersEnv, type UsersEnv } from '../users/users.config';
 import { appEnv, AppEnv } from './app.config';
 import { resolveAppSecret } from './app-secret';
@@ -32,6 +33,7 @@ const SECTIONS: readonly EnvSection<object>[] = [
   emailEnv,
   emailEventsEnv,
   senderDomainsEnv,
+  bouncesEnv,
   chatEnv,
 ];
 
@@ -46,6 +48,7 @@ export type Env = AppEnv &
   EmailEnv &
   EmailEventsEnv &
   SenderDomainsEnv &
+  BouncesEnv &
   ChatEnv;
 
 /**

@@ -27,6 +27,8 @@ export class SecretKeys {
   readonly jobSecret: Buffer;
   /** Seals the private halves of sender domains' DKIM keys at rest (AES-256-GCM). */
   readonly dkimKeySeal: Buffer;
+  /** Signs the VERP envelope senders, so a bounce report names only a message the service sent. */
+  readonly verp: Buffer;
   /** Seals staff members' TOTP secrets at rest (AES-256-GCM): a database copy alone does not give codes. */
   readonly totpSecret: Buffer;
 
@@ -41,5 +43,6 @@ export class SecretKeys {
     this.jobSecret = deriveKey(masterSecret, 'job-secret');
     this.dkimKeySeal = deriveKey(masterSecret, 'dkim-key-seal');
     this.totpSecret = deriveKey(masterSecret, 'totp-secret');
+    this.verp = deriveKey(masterSecret, 'verp');
   }
 }

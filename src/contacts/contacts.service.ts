@@ -194,9 +194,12 @@ export class ContactsService {
    * unsubscribed from the app, withdrew `blog` consent or is on the suppression list (opt-out, bounce,
    * complaint) must confirm by e-mail first (`confirm`), and so must everyone new when `confirmEveryone` (the
    * app's `features.doubleOptIn`). A person with no record who must confirm gets none: nothing is stored for
-   * an unconfirmed address here.
+   * an unconfirmed address here. `suppressed`: the caller has read the suppression list already.
    */
-  async requestSignUp(input: SignUpInput, policy: { confirmEveryone: boolean }): Promise<SignUpRequest> {
+  async requestSignUp(
+    input: SignUpInput,
+    policy: { confirmEveryone: boolean; suppressed?: boolean },
+  ): Promise<SignUpRequest> {
     const signupId = newSignupId();
     const decide = (suppressed: boolean) => (current: Contact) => {
       const subscription = subscriptionOf(current, input.appId);
@@ -214,7 +217,7 @@ export class ContactsService {
         : { outcome: result as 'already' | 'confirm', contact };
 
     if (!policy.confirmEveryone) {
-      const suppressed = await this.suppression.isSuppressed(input.email);
+      const suppressed = policy.suppressed ?? (await this.suppression.isSuppressed(input.email));
       // Anyone not suppressed may be stored: a first signup is one insert carrying its consent event, and
       // someone already known is decided on their record (changeByEmail).
       if (!suppressed) return answer(await this.changeByEmail(input.email, decide(false)));
@@ -225,7 +228,7 @@ export class ContactsService {
     }
     const [existing, suppressed] = await Promise.all([
       this.findByEmail(input.email),
-      this.suppression.isSuppressed(input.email),
+      policy.suppressed ?? this.suppression.isSuppressed(input.email),
     ]);
     if (!existing) return { outcome: 'confirm', contact: null };
     return answer(await this.change(existing, decide(suppressed)));

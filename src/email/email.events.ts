@@ -4,7 +4,21 @@ export const EmailEvents = {
   CampaignJobsFinished: 'email.campaign.jobsFinished',
   /** The complaint guard held a campaign's remaining messages; its owner shows why (`CampaignHeldEvent`). */
   CampaignHeld: 'email.campaign.held',
+  /** The SMTP server refused a message's recipient: a bounce, reported as a provider's would be. */
+  SmtpBounce: 'email.smtp.bounced',
 } as const;
+
+/**
+ * A recipient refused in the SMTP conversation (EmailEvents.SmtpBounce): a 5xx to RCPT is a hard bounce, a
+ * 4xx on the job's last attempt a soft one. The listener (src/email/events/bounce-reports.ts) records the
+ * same event and effects as a provider webhook's bounce.
+ */
+export interface SmtpBounceEvent {
+  jobId: string;
+  bounceType: 'hard' | 'soft';
+  /** The server's answer, bounded (logged, never stored with the address). */
+  response: string;
+}
 
 /**
  * A hint, not a record: the listener recounts the campaigns from the queue

@@ -34,6 +34,7 @@ import { SendEmailHandler } from './jobs/send-email.handler';
 import { RecipientJobsService } from './jobs/recipient-jobs.service';
 import { Suppression, SuppressionSchema } from './suppression/schemas/suppression.schema';
 import { SuppressionService } from './suppression/suppression.service';
+import { VerpAddresses } from './bounces/verp';
 import { SenderDomainsModule } from '../sender-domains/sender-domains.module';
 import { EmailTemplatesModule } from './templates/email-templates.module';
 import { EmailTemplatesService } from './templates/email-templates.service';
@@ -53,9 +54,9 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
  * The e-mail engine: templates, the job queue and its worker, delivery, suppression. Other modules use
  * `EmailService` (enqueue, release a held campaign), `SuppressionService`, `JobSecrets` (the sealed secrets
  * of a message composed when it is sent), `RecipientJobsService` (a person's jobs, for export and GDPR
- * erasure), for campaign mail `TrackingLinks`, for the health probe `EmailQueueStatus`; they add batch
- * planners, message composers and link tables by marking their own methods
- * (src/email/jobs/email-handlers.ts). The e-mail events module (src/email/events/) writes through
+ * erasure), `VerpAddresses` (the bounce listener), for campaign mail `TrackingLinks`, for the health probe
+ * `EmailQueueStatus`; they add batch planners, message composers and link tables by marking their own
+ * methods (src/email/jobs/email-handlers.ts). The e-mail events module (src/email/events/) writes through
  * `EmailEventLedger` and holds campaigns with `CampaignHolds`. Nothing else.
  */
 @Module({
@@ -88,6 +89,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     BatchPlanHandler,
     RecipientJobsService,
     SuppressionService,
+    VerpAddresses,
     WebhookSignatureStrategy,
     ForgedSignatureBudget,
     {
@@ -120,6 +122,7 @@ import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from './tracking/tracking-li
     EmailService,
     EmailQueueStatus,
     SuppressionService,
+    VerpAddresses,
     JobSecrets,
     RecipientJobsService,
     ContactEmailEvents,

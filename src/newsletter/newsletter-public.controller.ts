@@ -16,6 +16,7 @@ import { AcceptsBody, PUBLIC_BODY_BYTES } from '../common/http/body/body-policy'
 import { clientIp } from '../common/http/client-ip';
 import { ok } from '../common/http/envelope';
 import { ApiErrorMessage, ApiErrors, ApiOkEnvelope } from '../common/swagger/envelope.decorators';
+import { UNDELIVERABLE_ADDRESS } from '../email/suppression/undeliverable-address';
 import { ContactsService, normaliseEmail } from '../contacts/contacts.service';
 import { UnsubscribeLinks } from '../contacts/unsubscribe/unsubscribe-links';
 import { SubscribeDto, SubscribeResult } from './dto/subscriber.dto';
@@ -57,6 +58,7 @@ export class NewsletterPublicController {
   })
   @ApiOkEnvelope(SubscribeResult, { status: HttpStatus.CREATED })
   @ApiErrors(HttpStatus.BAD_REQUEST)
+  @ApiErrorMessage(HttpStatus.UNPROCESSABLE_ENTITY, UNDELIVERABLE_ADDRESS, 'The address hard-bounced')
   async subscribe(@Param('appId') appId: string, @Body() dto: SubscribeDto, @Req() request: FastifyRequest) {
     await this.subscribers.subscribe(appId, dto, clientIp(request));
     // What the caller sent, never what is stored: the person record is shared by every app.

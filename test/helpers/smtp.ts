@@ -26,6 +26,10 @@ export interface TestSmtpServer {
   attempts: { to: string[]; at: number; accepted: boolean }[];
   /** Decides each message's fate; accepts everything by default. */
   verdict: (mail: ReceivedMail) => SmtpVerdict;
+  /** Decides each recipient at RCPT TO (a mailbox that does not exist: 550 5.1.1); accepts by default. */
+  rcptVerdict: (address: string) => SmtpVerdict;
+  /** Every RCPT TO the server was asked, accepted or not. */
+  rcptAttempts: { to: string; accepted: boolean }[];
   /** The text after `250 ` for an accepted message (a provider names its id there, e.g. SES `Ok <id>`). */
   acceptText: (mail: ReceivedMail) => string;
   /** Delay before answering each message, to keep deliveries in flight. */
@@ -64,6 +68,8 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
     received: [],
     attempts: [],
     verdict: () => ({ accept: true }),
+    rcptVerdict: () => ({ accept: true }),
+    rcptAttempts: [],
     acceptText: () => 'Queued',
     delayMs: 0,
     serverErrors: [],
@@ -119,6 +125,14 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
           answer();
         }
       });
+    },
+    onRcptTo(address, _session, callback) {
+      const verdict = state.rcptVerdict(address.address);
+      state.rcptAttempts.push({ to: address.address, accepted: verdict.accept });
+      if (verdict.accept) return callback();
+      const error = new Error(verdict.message) as Error & { responseCode: number };
+      error.responseCode = verdict.code;
+      callback(error);
     },
     onClose(session) {
       closed.add(session.id);

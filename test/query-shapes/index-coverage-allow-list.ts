@@ -114,6 +114,13 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
   },
   {
     collection: 'email_events',
+    filteredFields: ['type', 'bounceType'],
+    reason:
+      'the soft-bounce rule (SoftBounceRule): the events of an address’s last few messages (its messageId ' +
+      'index), filtered to soft bounces while walking them (a handful per message)',
+  },
+  {
+    collection: 'email_events',
     filteredFields: ['type', 'provider'],
     reason:
       'event list: the first filter of EMAIL_EVENT_FILTER_ORDER leads its index; type and provider are ' +

@@ -6,6 +6,7 @@ import { type Done, done } from '../../common/http/envelope';
 import { RouteLimit } from '../../common/http/rate-limit';
 import { ApiDoneEnvelope, ApiErrorMessage, ApiErrors } from '../../common/swagger/envelope.decorators';
 import { ADDRESS_WINDOW_MS, LINKS_PER_ADDRESS } from './address-limit';
+import { UNDELIVERABLE_ADDRESS } from '../../email/suppression/undeliverable-address';
 import { EndUserSessionResponse, RequestMagicLinkDto, VerifyMagicLinkDto } from './dto/magic-link.dto';
 import { APP_INACTIVE, INVALID_LINK, MagicLinkService } from './magic-link.service';
 
@@ -31,7 +32,8 @@ export class MagicLinkController {
     operationId: 'requestMagicLink',
     summary: 'E-mail a single-use sign-in link (15 minutes) to an end user of an active app',
     description:
-      'Always the same 200 for a valid body and an active app, whether or not the address is known. ' +
+      'Always the same 200 for a valid body and an active app, whether or not the address is known; ' +
+      '422 when the address hard-bounced (no mail reaches it, so none is sent). ' +
       `At most ${REQUEST_RATE_LIMIT} requests per minute per client IP (429); at most ${LINKS_PER_ADDRESS} ` +
       `links per address and app in ${ADDRESS_WINDOW_MS / 60_000} minutes (further requests answer the ` +
       'same 200 and send nothing).',
@@ -39,6 +41,7 @@ export class MagicLinkController {
   @ApiDoneEnvelope(SENT_MESSAGE)
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
   @ApiErrorMessage(HttpStatus.NOT_FOUND, 'App not found', 'No active app has this `appId`')
+  @ApiErrorMessage(HttpStatus.UNPROCESSABLE_ENTITY, UNDELIVERABLE_ADDRESS, 'The address hard-bounced')
   async request(@Body() dto: RequestMagicLinkDto): Promise<Done> {
     await this.magicLinks.request(dto.email, dto.appId);
     return done(SENT_MESSAGE);

@@ -15,6 +15,8 @@ import type { AppConfig } from '../../config/env';
 import { ContactsService } from '../../contacts/contacts.service';
 import { EmailService } from '../../email/email.service';
 import { JobSecrets } from '../../email/jobs/job-secrets';
+import { SuppressionService } from '../../email/suppression/suppression.service';
+import { UndeliverableAddressException } from '../../email/suppression/undeliverable-address';
 import { EndUserTokenService } from '../end-user/end-user-token.service';
 import { MagicLinkAddressLimit } from './address-limit';
 import { MAGIC_LINK_COMPOSER, MAGIC_LINK_SECRET, type MagicLinkJobVariables } from './magic-link-composer';
@@ -57,6 +59,7 @@ export class MagicLinkService implements BeforeApplicationShutdown {
     private readonly apps: AppsService,
     private readonly contacts: ContactsService,
     private readonly email: EmailService,
+    private readonly suppression: SuppressionService,
     private readonly jobSecrets: JobSecrets,
     private readonly tokens: MagicLinkTokens,
     private readonly addressLimit: MagicLinkAddressLimit,
@@ -66,9 +69,15 @@ export class MagicLinkService implements BeforeApplicationShutdown {
     this.publicBaseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
-  /** 404 for an unknown or inactive app; otherwise the link is sent after the response (see the class). */
+  /**
+   * 404 for an unknown or inactive app; 422 for an address that hard-bounced (no mail can reach it, and the
+   * answer must not say "on its way"); otherwise the link is sent after the response (see the class).
+   */
   async request(email: string, appId: string): Promise<void> {
     const app = await this.apps.requireActiveApp(appId);
+    if ((await this.suppression.blocks(email, 'transactional')) !== null) {
+      throw new UndeliverableAddressException();
+    }
     const task = this.sendLink(app, email)
       .catch((error: unknown) => {
         // The response has gone; the person asks again. Logged without the address.

@@ -11,7 +11,8 @@ export type KeyPurpose =
   | 'suppression-address'
   | 'job-secret'
   | 'dkim-key-seal'
-  | 'totp-secret';
+  | 'totp-secret'
+  | 'verp';
 
 const SALT = 'admin-service/v1';
 

@@ -6,7 +6,8 @@ import { AppKeyAuth, CurrentApp } from '../../common/auth/app-key-auth.decorator
 import { AcceptsBody, PUBLIC_BODY_BYTES } from '../../common/http/body/body-policy';
 import { clientIp } from '../../common/http/client-ip';
 import { RouteLimit } from '../../common/http/rate-limit';
-import { ApiErrors } from '../../common/swagger/envelope.decorators';
+import { ApiErrorMessage, ApiErrors } from '../../common/swagger/envelope.decorators';
+import { UNDELIVERABLE_ADDRESS } from '../../email/suppression/undeliverable-address';
 import { JoinlistDto, JoinlistResult } from './joinlist.dto';
 import { JoinlistService } from './joinlist.service';
 
@@ -32,6 +33,7 @@ export class JoinlistController {
     description: 'The signup is recorded (or waits for its confirmation)',
   })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.TOO_MANY_REQUESTS)
+  @ApiErrorMessage(HttpStatus.UNPROCESSABLE_ENTITY, UNDELIVERABLE_ADDRESS, 'The address hard-bounced')
   join(@Body() dto: JoinlistDto, @CurrentApp() app: App, @Req() request: FastifyRequest) {
     return this.joinlist.join(app, dto, { ip: clientIp(request) });
   }

@@ -7,6 +7,9 @@ import type { App } from '../../apps/schemas/app.schema';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { EmailService } from '../../email/email.service';
 import { JobSecrets } from '../../email/jobs/job-secrets';
+import { blockingCause } from '../../email/suppression/suppression-policy';
+import { SuppressionService } from '../../email/suppression/suppression.service';
+import { UndeliverableAddressException } from '../../email/suppression/undeliverable-address';
 import { ContactsService, normaliseEmail, type SignUpInput, type SignUpRequest } from '../contacts.service';
 import type { Contact } from '../schemas/contact.schema';
 import { NewsletterSignupEvent, SignupEvents } from '../signup.events';
@@ -40,14 +43,22 @@ export class PublicSignups {
     private readonly contacts: ContactsService,
     private readonly apps: AppsService,
     private readonly email: EmailService,
+    private readonly suppression: SuppressionService,
     private readonly secrets: JobSecrets,
     private readonly links: SignupConfirmationLinks,
     private readonly events: EventEmitter2,
   ) {}
 
+  /**
+   * 422 for an address that hard-bounced: its confirmation or welcome mail could never arrive, and a
+   * subscription of it would never be mailed (docs/decisions/api-suppressed-address-answers.md).
+   */
   async signUp(app: App, input: SignUpInput): Promise<SignUpRequest> {
+    const causes = await this.suppression.causes(input.email);
+    if (causes && blockingCause(causes, 'transactional')) throw new UndeliverableAddressException();
     const request = await this.contacts.requestSignUp(input, {
       confirmEveryone: app.features?.doubleOptIn === true,
+      suppressed: causes !== null,
     });
     if (request.outcome === 'confirm') await this.holdForConfirmation(app, input, request.contact);
     if (request.outcome === 'subscribed') this.announce(app.id, request.contact, input);

@@ -5,12 +5,15 @@ import { ContactsModule } from '../../contacts/contacts.module';
 import { EmailModule } from '../email.module';
 import { EmailJob, EmailJobSchema } from '../jobs/schemas/email-job.schema';
 import { EmailEvent, EmailEventSchema } from '../tracking/schemas/email-event.schema';
+import { BounceListener } from '../bounces/bounce-listener';
+import { BounceReports } from './bounce-reports';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailAnalyticsController } from './email-analytics.controller';
 import { EmailAnalyticsService } from './email-analytics.service';
 import { EmailEventsController } from './email-events.controller';
 import { EmailEventsService } from './email-events.service';
 import { ProviderEffects } from './provider-effects';
+import { SoftBounceRule } from './soft-bounce-rule';
 import { ProviderEventBatch } from './provider-event-batch';
 import { ProviderWebhookController } from './provider-webhook.controller';
 import { ProviderWebhookService } from './provider-webhook.service';
@@ -42,6 +45,9 @@ import { WebhookReceipt, WebhookReceiptSchema } from './schemas/analytics.schema
     ProviderWebhookService,
     ProviderEventBatch,
     ProviderEffects,
+    BounceReports,
+    BounceListener,
+    SoftBounceRule,
     ComplaintGuard,
     EmailEventsService,
     EmailAnalyticsService,

@@ -9,6 +9,7 @@ import { SuppressionService } from '../suppression/suppression.service';
 import type { BounceType } from '../tracking/schemas/email-event.schema';
 import { EmailEventLedger } from './email-event-ledger';
 import { PRIMARY_PROVIDER } from './provider-payload';
+import { SoftBounceRule } from './soft-bounce-rule';
 
 /** What a bounce or complaint is about. */
 export interface ProtectiveEvent {
@@ -25,10 +26,11 @@ const SOURCE = 'webhook:primary';
 const ACTOR = 'provider';
 
 /**
- * What a hard bounce or a complaint does besides its event (docs/architecture.md "Suppression"): the address
- * is suppressed for every later e-mail (all apps); the app's subscription becomes `bounced` (a complaint:
- * `unsubscribed`, with an `unsubscribed` event for the campaign), with a consent-ledger event; the app's
- * `email` chat channel is told. Each step is safe to repeat.
+ * What a bounce or a complaint does besides its event (docs/architecture.md "Suppression"): the address is
+ * suppressed (a hard bounce: all mail; a complaint: broadcast mail, every app); the app's subscription
+ * becomes `bounced` (a complaint: `unsubscribed`, with an `unsubscribed` event for the campaign), with a
+ * consent-ledger event; the app's `email` chat channel is told. A soft bounce goes to the soft-bounce rule.
+ * Each step is safe to repeat.
  */
 @Injectable()
 export class ProviderEffects {
@@ -39,11 +41,16 @@ export class ProviderEffects {
     private readonly contacts: ContactsService,
     private readonly chat: ChatNotifier,
     private readonly ledger: EmailEventLedger,
+    private readonly softBounces: SoftBounceRule,
   ) {}
 
   async apply(event: ProtectiveEvent): Promise<void> {
-    if (event.type === 'bounced' && event.bounceType !== 'hard') return;
     const { message, to } = event;
+    if (event.type === 'bounced' && event.bounceType !== 'hard') {
+      // A soft bounce alone suppresses nothing; enough of them in the address's latest messages do.
+      if (to) await this.softBounces.check(to, message.appId);
+      return;
+    }
     if (!to) {
       this.logger.warn(`${event.type} of message ${event.messageId}: no address known, nothing suppressed`);
       return;

@@ -5,6 +5,7 @@ import { Model, trusted, Types } from 'mongoose';
 import { failed, GroupCommit, type Settled, settled } from '../../common/database/group-commit';
 import { insertedIndexes } from '../../common/database/bulk-writes';
 import { type SentMessageRecord, SentMessageLookup } from '../jobs/sent-message-lookup';
+import { SuppressionService } from '../suppression/suppression.service';
 import { ComplaintGuard } from './complaint-guard';
 import { EmailEventLedger, type NewEmailEvent } from './email-event-ledger';
 import { ProviderEffects } from './provider-effects';
@@ -63,6 +64,7 @@ export class ProviderEventBatch {
     private readonly ledger: EmailEventLedger,
     private readonly effects: ProviderEffects,
     private readonly guard: ComplaintGuard,
+    private readonly suppression: SuppressionService,
   ) {}
 
   /** Settles once the delivery is stored (or recognised as a repeat, or ignored). */
@@ -144,6 +146,11 @@ export class ProviderEventBatch {
         : [],
     );
     await this.logFailure('complaint guard', () => this.guard.checkMany(watched));
+    // A delivery ends a soft-bounce suppression (docs/operations/email-delivery.md "Soft bounces").
+    const delivered = processed.flatMap(({ delivery, message }) =>
+      delivery.event.type === 'delivered' && message.to ? [message.to] : [],
+    );
+    await this.logFailure('soft-bounce lift', () => this.suppression.liftSoftBounces(delivered));
     return outcomes;
   }
 

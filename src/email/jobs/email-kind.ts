@@ -2,7 +2,7 @@ import type { ObjectId } from 'mongodb';
 import { defineKind, type DueJob as QueueDueJob, type OutcomeOf } from '../../queue/queue-kind';
 import type { SendableTemplate } from '../delivery/template-source';
 import type { SentMessage } from '../events/sent-message';
-import type { SuppressionReason } from '../suppression/schemas/suppression.schema';
+import type { SuppressionCauses } from '../suppression/schemas/suppression.schema';
 import type { BatchPlan } from './batch-plan';
 import type { EmailMessage } from './email-message';
 import type { LedgerMessage } from './message-ledger';
@@ -21,9 +21,12 @@ import { EMAIL_WORKER_OPTIONS } from './worker-options';
 /** Templates looked up during one scan of the queue: a campaign's thousand messages cost one lookup. */
 export type TemplateMemo = Map<string, Promise<SendableTemplate | null>>;
 
-/** What the jobs of one scan share: the suppression answers for their addresses, the templates read. */
+/**
+ * What the jobs of one scan share: the suppression causes of their addresses (each job's stream decides
+ * which stop it), the templates read.
+ */
 export interface EmailScan {
-  suppressed: Map<string, SuppressionReason>;
+  suppressed: Map<string, SuppressionCauses>;
   memo: TemplateMemo;
 }
 

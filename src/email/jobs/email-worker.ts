@@ -55,8 +55,8 @@ export class EmailWorker extends PollingWorker<EmailKindTypes> {
 
   /** Suppressed addresses are read once per scanned batch, before the claim; then spread within priority. */
   protected override async prepareDue(due: DueJob[], scan: EmailScan): Promise<DueJob[]> {
-    const reasons = await this.suppression.reasonsFor(due.flatMap((job) => (job.to ? [job.to] : [])));
-    for (const [address, reason] of reasons) scan.suppressed.set(address, reason);
+    const causes = await this.suppression.causesFor(due.flatMap((job) => (job.to ? [job.to] : [])));
+    for (const [address, found] of causes) scan.suppressed.set(address, found);
     return super.prepareDue(due, scan);
   }
 

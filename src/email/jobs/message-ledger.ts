@@ -146,6 +146,14 @@ export class MessageLedger {
     return this.collection.findOne<MessageLedgerEntry>({ providerMessageId: { $eq: providerMessageId } });
   }
 
+  /** The Message-IDs of the latest `limit` messages queued to an address, newest first (one index range). */
+  async latestTo(address: string, limit: number): Promise<string[]> {
+    const entries = await this.collection
+      .find({ to: address }, { projection: { messageId: 1 }, sort: { _id: -1 }, limit })
+      .toArray();
+    return entries.map((entry) => entry.messageId as string);
+  }
+
   /** The entries of these job ids (one lookup by `_id`); ids that are not ObjectIds find nothing. */
   async findMany(jobIds: string[]): Promise<MessageLedgerEntry[]> {
     const ids = jobIds.filter((id) => ObjectId.isValid(id)).map((id) => new ObjectId(id));

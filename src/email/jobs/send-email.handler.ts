@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { EmailEvents, type SmtpBounceEvent } from '../email.events';
 import type { AppConfig } from '../../config/env';
 import { messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
 import { providerHeaders, providerMessageIdOf } from '../delivery/provider-message-id';
@@ -14,6 +16,9 @@ import {
 import { DependencyUnavailableError } from '../../queue/circuit';
 import { SendingIdentities } from '../../sender-domains/sending-identities';
 import { PermanentJobError } from '../../queue/retry-policy';
+import { VerpAddresses } from '../bounces/verp';
+import { blockingCause } from '../suppression/suppression-policy';
+import { SuppressionService } from '../suppression/suppression.service';
 import { TemplateProblem } from '../templates/template-limits';
 import { JobHandler } from '../../queue/job-handler.decorator';
 import { JobHandlers } from '../../queue/job-handlers';
@@ -26,6 +31,8 @@ import {
 } from './email-handlers';
 import { EMAIL_KIND, type EmailKindTypes, type JobOutcome, type TemplateMemo } from './email-kind';
 import type { EmailMessage } from './email-message';
+import { streamOf } from './schemas/email-job.schema';
+import { smtpBounceOf } from './send-failures';
 
 /**
  * Delivers one `email.send` job: suppression, content (literal, a rendered template or composed), headers,
@@ -42,6 +49,9 @@ export class SendEmailHandler {
     @Inject(EMAIL_TEMPLATE_SOURCE) private readonly templates: EmailTemplateSource,
     private readonly handlers: JobHandlers,
     private readonly identities: SendingIdentities,
+    private readonly events: EventEmitter2,
+    private readonly verp: VerpAddresses,
+    private readonly suppression: SuppressionService,
   ) {
     this.provider = config.get('EMAIL_PROVIDER', { infer: true });
   }
@@ -59,9 +69,11 @@ export class SendEmailHandler {
   @JobHandler(EMAIL_KIND, 'email.send')
   async send(job: JobOf<EmailKindTypes, 'email.send'>, context: EmailJobContext): Promise<JobOutcome> {
     const message = job.payload;
-    const suppressedBecause = context.scan.suppressed.get(message.to?.toLowerCase() ?? '');
+    const stream = streamOf(job);
+    const causes = context.scan.suppressed.get(message.to?.toLowerCase() ?? '');
+    const suppressedBecause = causes ? blockingCause(causes, stream) : null;
     if (suppressedBecause) {
-      return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause } };
+      return { status: 'completed', result: { skipped: 'suppressed', reason: suppressedBecause, stream } };
     }
     const { content, sender } = await this.content(message, context.scan.memo);
     // Who it is from, and the domain its Message-ID, envelope and signature name (sending-identities.ts).
@@ -72,13 +84,13 @@ export class SendEmailHandler {
     });
     const messageId = messageIdOf(String(job._id), identity.domain);
     await context.handed({ repeatable: this.transport.idempotent });
-    const receipt = await this.sendOrReportOutage({
+    const receipt = await this.sendOrReportBounce(job, {
       messageId,
       idempotencyKey: `email-job/${String(job._id)}`,
       from: identity.from,
       to: message.to,
       replyTo: identity.replyTo,
-      envelopeFrom: identity.envelopeFrom,
+      envelopeFrom: this.verp.envelopeFor(String(job._id), identity.envelopeFrom),
       dkim: identity.dkim,
       subject: content.subject,
       html: content.html || undefined,
@@ -86,6 +98,8 @@ export class SendEmailHandler {
       headers: unsubscribeHeaders(message.unsubscribeUrl),
       preparedHeaders: providerHeaders(this.provider, messageId),
     });
+    // Accepted: a soft-bounce suppression ends (docs/operations/email-delivery.md "Soft bounces").
+    if (causes?.soft_bounce) await this.suppression.liftSoftBounce(message.to);
     // An API transport answers with the id itself; an SMTP provider names it in its reply (SES, SendGrid).
     const providerMessageId = receipt.providerMessageId ?? providerMessageIdOf(receipt.response);
     return {
@@ -100,6 +114,31 @@ export class SendEmailHandler {
         ...(providerMessageId ? { providerMessageId } : {}),
       },
     };
+  }
+
+  /**
+   * A recipient the SMTP server refuses is a bounce, reported like a provider's (docs/operations/
+   * email-delivery.md "Bounces"): a 5xx to RCPT at once (hard), a 4xx when this was the last attempt (soft).
+   * The report is awaited, so the address is suppressed before the job's outcome is recorded; the error then
+   * takes its usual course (the job is dead, or retried).
+   */
+  private async sendOrReportBounce(
+    job: JobOf<EmailKindTypes, 'email.send'>,
+    mail: OutgoingMail,
+  ): Promise<DeliveryReceipt> {
+    try {
+      return await this.sendOrReportOutage(mail);
+    } catch (error) {
+      const bounceType = smtpBounceOf(error, job.attempts >= job.maxAttempts);
+      if (bounceType) {
+        await this.events.emitAsync(EmailEvents.SmtpBounce, {
+          jobId: String(job._id),
+          bounceType,
+          response: String((error as Error).message).slice(0, 300),
+        } satisfies SmtpBounceEvent);
+      }
+      throw error;
+    }
   }
 
   private async sendOrReportOutage(mail: OutgoingMail): Promise<DeliveryReceipt> {

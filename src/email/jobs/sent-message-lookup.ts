@@ -85,6 +85,20 @@ export class SentMessageLookup {
     return job?.messageId ? recordOfJob(job, job.messageId) : null;
   }
 
+  /** The Message-IDs of the latest messages to an address (lower-cased), newest first. */
+  latestTo(address: string, limit: number): Promise<string[]> {
+    return this.ledger.latestTo(address, limit);
+  }
+
+  /** A message by its job's id (a bounce that names the job: an SMTP refusal, a VERP address). */
+  async byJobId(jobId: string): Promise<SentMessageRecord | null> {
+    if (!isObjectIdOrHexString(jobId)) return null;
+    const [entry] = await this.ledger.findMany([jobId]);
+    if (entry) return recordOfEntry(entry);
+    const job = (await this.jobsById([jobId])).get(jobId);
+    return job?.messageId ? recordOfJob(job, job.messageId) : null;
+  }
+
   /** Provider events about these messages: their ledger entries are kept for the full retention from `at`. */
   recordEvents(messages: SentMessageRecord[], at: Date): Promise<void> {
     return this.ledger.touchMany(

@@ -57,7 +57,10 @@ export class CampaignPlanner {
       // Addresses stored before the address rule: recorded as skipped, so one of them cannot fail the batch.
       const unsendable = people.filter((person) => !isSendableAddress(person.email));
       const sendable = people.filter((person) => isSendableAddress(person.email));
-      const suppressed = await this.suppression.reasonsFor(sendable.map((person) => person.email));
+      const suppressed = await this.suppression.reasonsFor(
+        sendable.map((person) => person.email),
+        'broadcast',
+      );
       const items = sendable
         .filter((person) => !suppressed.has(person.email))
         .map((person) => ({

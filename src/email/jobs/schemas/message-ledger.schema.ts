@@ -41,8 +41,9 @@ export const MessageLedgerSchema = SchemaFactory.createForClass(MessageLedgerEnt
 MessageLedgerSchema.index({ idempotencyKey: 1 }, { unique: true });
 // A provider event that names the message only by the provider's id (docs/api/providers/README.md).
 MessageLedgerSchema.index({ providerMessageId: 1 }, { sparse: true });
-// A GDPR erasure replaces the address in every entry to it.
-MessageLedgerSchema.index({ to: 1 });
+// A GDPR erasure replaces the address in every entry to it (eq(to)); the soft-bounce rule reads an
+// address's latest messages (eq(to) sort(_id:-1), SoftBounceRule).
+MessageLedgerSchema.index({ to: 1, _id: -1 });
 // Retention measured from the last event: each event moves `expiresAt`, the index removes the entry then
 // (a date computed at write time keeps the index spec fixed when the setting changes).
 MessageLedgerSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
