@@ -19,7 +19,7 @@ export interface ClickTarget extends OpenTarget {
 /**
  * Open-pixel and click-redirect URLs of campaign mail (docs/architecture.md "Tracking"): signed tokens of
  * purpose `open` and `click` naming the campaign, the person, the app and (clicks) the link index, at
- * `PUBLIC_BASE_URL/o/{token}.gif` and `PUBLIC_BASE_URL/c/{token}`. A token never carries a URL: the redirect
+ * `<base>/o/{token}.gif` and `<base>/c/{token}`, the base being the app's link domain or PUBLIC_BASE_URL. A token never carries a URL: the redirect
  * target comes from the campaign.
  */
 @Injectable()
@@ -33,13 +33,14 @@ export class TrackingLinks {
     this.baseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
-  openUrl(target: OpenTarget): string {
-    return `${this.baseUrl}/o/${this.tokens.sign('open', [target.campaignId, target.contactId, target.appId])}.gif`;
+  /** `base`: the app's link domain (LinkDomains.baseUrlOf), PUBLIC_BASE_URL when absent. */
+  openUrl(target: OpenTarget, base = this.baseUrl): string {
+    return `${base}/o/${this.tokens.sign('open', [target.campaignId, target.contactId, target.appId])}.gif`;
   }
 
-  clickUrl(target: ClickTarget): string {
+  clickUrl(target: ClickTarget, base = this.baseUrl): string {
     const fields = [target.campaignId, target.contactId, target.appId, String(target.linkIndex)];
-    return `${this.baseUrl}/c/${this.tokens.sign('click', fields)}`;
+    return `${base}/c/${this.tokens.sign('click', fields)}`;
   }
 
   /** The target of a genuine open token (with or without `.gif`), or null. */

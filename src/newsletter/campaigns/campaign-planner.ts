@@ -9,6 +9,7 @@ import type { BatchPlan } from '../../email/jobs/batch-plan';
 import { ClickTargetSource, PlanHandler, type PlanOutcome } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { SuppressionService } from '../../email/suppression/suppression.service';
+import { LinkDomains } from '../../sender-domains/link-domains';
 import { type MemberBatch, SegmentMembers } from '../segments/segment-members';
 import { CAMPAIGN_COMPOSER, type CampaignMessageVariables } from './campaign-composer';
 import { Campaign } from './schemas/campaign.schema';
@@ -43,6 +44,7 @@ export class CampaignPlanner {
     private readonly suppression: SuppressionService,
     private readonly email: EmailService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   @PlanHandler('campaign')
@@ -53,6 +55,7 @@ export class CampaignPlanner {
     if (!campaign || campaign.status !== 'sending') return outcome;
     const campaignId = String(campaign._id);
     const keyOf = (person: AudienceMember) => `campaign:${campaignId}:${person._id}`;
+    const linkBase = await this.linkDomains.baseUrlOf(campaign.appId);
     for await (const { people, cursor } of this.audienceOf(campaign)) {
       // Addresses stored before the address rule: recorded as skipped, so one of them cannot fail the batch.
       const unsendable = people.filter((person) => !isSendableAddress(person.email));
@@ -61,7 +64,7 @@ export class CampaignPlanner {
       const items = sendable
         .filter((person) => !suppressed.has(person.email))
         .map((person) => ({
-          message: this.messageFor(campaign, person),
+          message: this.messageFor(campaign, person, linkBase),
           options: { idempotencyKey: keyOf(person) },
         }));
       const jobs = items.length > 0 ? await this.email.enqueueEmails(items) : [];
@@ -106,7 +109,7 @@ export class CampaignPlanner {
    * What is queued per person: the address, the variables and the unsubscribe link. The body is composed
    * when the message is sent (CampaignComposer), so the queue does not hold a copy of it per person.
    */
-  private messageFor(campaign: Campaign, person: AudienceMember): EmailMessage {
+  private messageFor(campaign: Campaign, person: AudienceMember, linkBase: string): EmailMessage {
     const variables: CampaignMessageVariables = {
       firstName: person.firstName,
       lastName: person.lastName,
@@ -122,11 +125,14 @@ export class CampaignPlanner {
       // Adds List-Unsubscribe and the RFC 8058 one-click header (POST /unsubscribe/{token}); also the
       // template's {{unsubscribeUrl}}.
       // The campaign's topic in the link: the one-click POST drops that topic only.
-      unsubscribeUrl: this.unsubscribeLinks.url({
-        contactId: person._id,
-        appId: campaign.appId,
-        ...(campaign.topic ? { topic: campaign.topic } : {}),
-      }),
+      unsubscribeUrl: this.unsubscribeLinks.url(
+        {
+          contactId: person._id,
+          appId: campaign.appId,
+          ...(campaign.topic ? { topic: campaign.topic } : {}),
+        },
+        linkBase,
+      ),
     };
   }
 
