@@ -49,11 +49,12 @@ export class LinkDomains {
     if (!appId) return this.publicBaseUrl;
     const cached = this.fresh(this.bases.get(appId));
     if (cached !== undefined) return cached;
-    const domain = await this.domains
-      // An app with several such domains gets one of them (the sending-domains page asks for one).
-      .findOne({ appId, state: 'verified', 'recordStates.tracking': 'verified' }, { domain: 1 })
-      .lean<Pick<SenderDomain, 'domain'>>()
+    // An app has a handful of verified domains; one whose tracking record is verified carries its links.
+    const verified = await this.domains
+      .find({ appId, state: 'verified' }, { domain: 1, recordStates: 1 })
+      .lean<Pick<SenderDomain, 'domain' | 'recordStates'>[]>()
       .exec();
+    const domain = verified.find((candidate) => candidate.recordStates?.tracking === 'verified');
     const base = domain ? this.onHost(linkHostOf(domain.domain)) : this.publicBaseUrl;
     this.remember(this.bases, appId, base);
     return base;
@@ -86,13 +87,11 @@ export class LinkDomains {
     const cached = this.fresh(this.owners.get(host));
     if (cached !== undefined) return cached;
     const domain = await this.domains
-      .findOne(
-        { domain: host.slice(prefix.length), state: 'verified', 'recordStates.tracking': 'verified' },
-        { appId: 1 },
-      )
-      .lean<Pick<SenderDomain, 'appId'>>()
+      .findOne({ domain: host.slice(prefix.length) }, { appId: 1, state: 1, recordStates: 1 })
+      .lean<Pick<SenderDomain, 'appId' | 'state' | 'recordStates'>>()
       .exec();
-    const owner = domain?.appId ?? null;
+    const carries = domain?.state === 'verified' && domain.recordStates?.tracking === 'verified';
+    const owner = carries ? domain.appId : null;
     this.remember(this.owners, host, owner);
     return owner;
   }
