@@ -98,7 +98,8 @@ export class OpenPixelRoute {
     const at = new Date();
     this.events.recordLater(() => {
       const target = this.links.readOpen(token);
-      return target && trackingEvent(target, 'opened', userAgent, at);
+      // A test copy's pixel is answered like any, never counted.
+      return target && !target.test ? trackingEvent(target, 'opened', userAgent, at) : null;
     });
   }
 }

@@ -48,9 +48,10 @@ export class TrackingController {
   ) {
     const target = this.links.readClick(token);
     await this.linkDomains.assertAnswers(reply.request.hostname, target?.appId);
-    const url = target ? await this.targets.urlOf(target.campaignId, target.linkIndex) : null;
+    const url = target ? await this.targets.urlOf(target.campaignId, target.linkIndex, target.test) : null;
     if (!target || !url) throw new NotFoundException(LINK_NOT_FOUND);
-    if (reply.request.method === 'GET') {
+    // A test copy's click goes where the real one would, uncounted.
+    if (reply.request.method === 'GET' && !target.test) {
       this.events.record(
         trackingEvent(target, 'clicked', userAgent, new Date(), { linkIndex: target.linkIndex, url }),
       );

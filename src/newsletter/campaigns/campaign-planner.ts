@@ -9,6 +9,7 @@ import type { BatchPlan } from '../../email/jobs/batch-plan';
 import { ClickTargetSource, PlanHandler, type PlanOutcome } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { SuppressionService } from '../../email/suppression/suppression.service';
+import { splitAtLinks } from '../../email/tracking/tracked-html';
 import { LinkDomains } from '../../sender-domains/link-domains';
 import { type MemberBatch, SegmentMembers } from '../segments/segment-members';
 import { CAMPAIGN_COMPOSER, type CampaignMessageVariables } from './campaign-composer';
@@ -136,14 +137,19 @@ export class CampaignPlanner {
     };
   }
 
-  /** Where `/c/{token}` may send a campaign's clicks: the link table fixed when it was sent. */
+  /**
+   * Where `/c/{token}` may send a campaign's clicks: the link table fixed when it was sent. A test copy's
+   * click (`draft`) follows a draft's links as they are now (the same split the send will fix).
+   */
   @ClickTargetSource()
-  async linkTable(campaignId: string): Promise<string[] | null> {
+  async linkTable(campaignId: string, options: { draft?: boolean } = {}): Promise<string[] | null> {
     if (!isValidObjectId(campaignId)) return null;
     const campaign = await this.campaigns
-      .findById(campaignId, { links: 1, status: 1 })
-      .lean<Pick<Campaign, 'links' | 'status'>>()
+      .findById(campaignId, { links: 1, status: 1, htmlContent: 1 })
+      .lean<Pick<Campaign, 'links' | 'status' | 'htmlContent'>>()
       .exec();
-    return campaign && campaign.status !== 'draft' ? campaign.links : null;
+    if (!campaign) return null;
+    if (campaign.status !== 'draft') return campaign.links;
+    return options.draft ? splitAtLinks(campaign.htmlContent).links : null;
   }
 }
