@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
-import { messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
+import { broadcastHeaders, messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
 import { providerHeaders, providerMessageIdOf } from '../delivery/provider-message-id';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { DeliveryReceipt, MailTransport, OutgoingMail } from '../delivery/mail-transport';
@@ -84,7 +84,7 @@ export class SendEmailHandler {
       subject: content.subject,
       html: content.html || undefined,
       text: content.text || undefined,
-      headers: unsubscribeHeaders(message.unsubscribeUrl),
+      headers: { ...unsubscribeHeaders(message.unsubscribeUrl), ...this.broadcast(message, identity.domain) },
       preparedHeaders: providerHeaders(this.provider, messageId),
     });
     // An API transport answers with the id itself; an SMTP provider names it in its reply (SES, SendGrid).
@@ -101,6 +101,13 @@ export class SendEmailHandler {
         ...(providerMessageId ? { providerMessageId } : {}),
       },
     };
+  }
+
+  /** A campaign's messages and its test copies carry the broadcast headers; other mail none. */
+  private broadcast(message: EmailMessage, senderDomain: string): Record<string, string> {
+    const campaignId = message.campaignId ?? message.broadcastOf;
+    if (!campaignId || !message.appId) return {};
+    return broadcastHeaders({ campaignId, appId: message.appId, senderDomain });
   }
 
   private async sendOrReportOutage(mail: OutgoingMail): Promise<DeliveryReceipt> {
