@@ -96,7 +96,7 @@ export class LinkDomains {
     return owner;
   }
 
-  /** PUBLIC_BASE_URL with its host replaced (scheme, port and path kept: the CNAME reaches the same server). */
+  /** PUBLIC_BASE_URL on another host (scheme, port and path kept: the CNAME reaches the same server). */
   private onHost(host: string): string {
     const url = new URL(this.publicBaseUrl);
     url.hostname = host;

@@ -10,8 +10,9 @@ import { SendingIdentities } from './sending-identities';
 
 /**
  * Sender domains and who each app's mail is from. Others use `SendingIdentities` (the e-mail worker, the
- * app and template checks), `LinkDomains` (where an app's links point, and which host answers them) and `SenderDomainsService.recheckOldest` (the worker's periodic re-check). It
- * reads app records itself, so the apps module can import it without a cycle.
+ * app and template checks), `LinkDomains` (where an app's links point, and which host answers them) and
+ * `SenderDomainsService.recheckOldest` (the worker's periodic re-check). It reads app records itself, so
+ * the apps module can import it without a cycle.
  */
 @Module({
   imports: [

@@ -74,7 +74,8 @@ export class OpenPixelRoute {
       url: '/o/:token',
       openApiPath: '/o/{token}',
       openApi: OPEN_PIXEL_DOC,
-      handler: (request, reply) => this.answer(request, reply),
+      // A failed link-host read is answered by Fastify's error handler (the envelope), never left unhandled.
+      handler: (request, reply) => void this.answer(request, reply).catch((error) => reply.send(error)),
     });
   }
 

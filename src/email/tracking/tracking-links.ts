@@ -25,7 +25,8 @@ export interface ClickTarget extends OpenTarget {
 /**
  * Open-pixel and click-redirect URLs of campaign mail (docs/architecture.md "Tracking"): signed tokens of
  * purpose `open` and `click` naming the campaign, the person, the app and (clicks) the link index, at
- * `<base>/o/{token}.gif` and `<base>/c/{token}`, the base being the app's link domain or PUBLIC_BASE_URL. A token never carries a URL: the redirect
+ * `<base>/o/{token}.gif` and `<base>/c/{token}`, the base being the app's link domain or PUBLIC_BASE_URL.
+ * A token never carries a URL: the redirect
  * target comes from the campaign.
  */
 @Injectable()
