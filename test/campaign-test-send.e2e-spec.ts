@@ -5,10 +5,11 @@ import { Contact } from '../src/contacts/schemas/contact.schema';
 import Handlebars from 'handlebars';
 import { OUTSIDE_TESTS_PER_WINDOW } from '../src/newsletter/campaigns/campaign-test-recipients';
 import { Campaign } from '../src/newsletter/campaigns/schemas/campaign.schema';
+import { TrackingEvents } from '../src/email/tracking/tracking-events';
 import { User } from '../src/users/schemas/user.schema';
 import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
-import { seedApp } from './helpers/factories';
+import { seedApp, subscriberDocument } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
 import { TestSmtpServer } from './helpers/smtp';
 import { useMailApp } from './helpers/mail-app';
@@ -111,6 +112,53 @@ describe('Campaign test copies (issue 24: relaying any HTML to any address)', ()
       .lean<Contact>()
       .exec();
     expect(person).not.toBeNull();
+  });
+
+  it('fills every variable (first subscriber’s, or given) and carries working, uncounted tracking links', async () => {
+    const people = t.app.get<Model<Contact>>(getModelToken(Contact.name));
+    await people.collection.insertOne({
+      ...subscriberDocument(appId, 'ada@example.org', 'Ada'),
+      lastName: 'Lovelace',
+    });
+    const id = await draft(
+      '<p>Hi {{firstName}} {{lastName}} ({{email}})</p><a href="https://example.org/read">Read</a>' +
+        '<a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+    );
+    expect((await test(id, 'qa@example.net')).status).toBe(200);
+    const given = await user.http.post(`${base()}/${id}/test`, {
+      email: 'qa@example.net',
+      variables: { firstName: 'Grace' },
+    });
+    expect(given.status).toBe(200);
+    const bad = await user.http.post(`${base()}/${id}/test`, {
+      email: 'qa@example.net',
+      variables: { lastName: 5 },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/lastName/);
+    await drainEmailQueue(t);
+    expect(smtp.received).toHaveLength(2);
+    const bodies = smtp.received.map((mail) =>
+      mail.body
+        .replace(/=\r\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    );
+    expect(bodies[0]).toContain('Hi Ada Lovelace (qa@example.net)');
+    expect(bodies[1]).toContain('Hi Grace Lovelace (qa@example.net)');
+    for (const mail of smtp.received) expect(mail.headers['list-unsubscribe']).toMatch(/\/unsubscribe\//);
+    // The real send's click redirect and open pixel, not the raw link.
+    expect(bodies[0]).not.toContain('href="https://example.org/read"');
+    const click = /https?:\/\/[^/"]+(\/c\/[A-Za-z0-9._~-]+)/.exec(bodies[0])?.[1];
+    const pixel = /https?:\/\/[^/"]+(\/o\/[A-Za-z0-9._~-]+\.gif)/.exec(bodies[0])?.[1];
+    expect(click).toBeDefined();
+    expect(pixel).toBeDefined();
+    const followed = await t.http.get(click!);
+    expect(followed.status).toBe(302);
+    expect(followed.headers.location).toBe('https://example.org/read');
+    expect((await t.http.get(pixel!)).headers['content-type']).toBe('image/gif');
+    // A tester's click and open are not the campaign's: nothing is recorded.
+    await t.app.get(TrackingEvents).flush();
+    expect(await t.connection.collection('email_events').countDocuments({ campaignId: id })).toBe(0);
   });
 
   it('does not compile the same content again for a second test copy', async () => {

@@ -188,7 +188,7 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       expect(unknownTemplate.body.error).toMatch(/templateId/);
     });
 
-    it('sends a test copy (subject marked, no tracking, not counted, unsubscribe headers) and refuses a suppressed address', async () => {
+    it('sends a test copy (subject marked, tracked like the send but not counted, unsubscribe headers) and refuses a suppressed address', async () => {
       const id = await createCampaign();
       const res = await admin.http.post(`${base()}/${id}/test`, { email: 'Tester@Example.com' });
       expect(res.status).toBe(200);
@@ -205,8 +205,10 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
       expect(recipients()).toEqual(['tester@example.com']);
       const mail = decoded(smtp.received[0]);
       expect(smtp.received[0].headers.subject).toBe('[Test] News for');
-      expect(mail).toContain(LINK);
-      expect(mail).not.toContain('/o/');
+      // The text part keeps the link; the HTML has the send's click redirect and pixel (test tokens).
+      expect(mail).toContain(LINK_URL);
+      expect(mail).toMatch(/href="http[^"]*\/c\/[^"]+"/);
+      expect(mail).toContain('/o/');
       expect(smtp.received[0].headers['list-unsubscribe']).toMatch(/^<http.*\/unsubscribe\/.+>$/);
       expect((await campaignOf(id)).status).toBe('draft');
     });

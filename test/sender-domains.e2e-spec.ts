@@ -251,4 +251,58 @@ describe('Sender domains, app senders and DKIM', () => {
     expect(smtp.received[0].headers.from).toMatch(/no-reply@example\.com/);
     expect(smtp.received[0].headers['dkim-signature']).toBeUndefined();
   });
+
+  it('rotates a DKIM key with overlap: old key signs until the new record verifies, then marked removable', async () => {
+    const lumen = await seedApp(t, { name: 'Lumen Club' });
+    const created = await setUpSender(lumen, 'lumen.test', 'Lumen Club');
+    const base = `/admin/${lumen.id}/newsletter/campaigns`;
+    const draft = await admin.http.post(base, { name: 'N', subject: 'N', htmlContent: '<p>Hi</p>' });
+    const signedWith = async () => {
+      smtp.received.length = 0;
+      expect(
+        (await admin.http.post(`${base}/${draft.body.data._id}/test`, { email: 'qa@example.net' })).status,
+      ).toBe(200);
+      await drainEmailQueue(t);
+      expect(smtp.received).toHaveLength(1);
+      const result = await dkimOf(smtp.received[0]);
+      expect(result.status.result).toBe('pass');
+      return /(?:^|;)\s*s=([^;\s]+)/.exec(smtp.received[0].headers['dkim-signature'])?.[1];
+    };
+    const dkimRecords = (records: (RecordView & { key?: string; removable?: boolean })[]) =>
+      records.filter((record) => record.purpose === 'dkim');
+
+    const rotated = await admin.http.post(`/admin/sender-domains/${created.id}/rotate-key`);
+    expect(rotated.status).toBe(200);
+    const [signing, next] = dkimRecords(rotated.body.data.records);
+    expect(signing).toMatchObject({ key: 'signing', name: `${created.selector}._domainkey.lumen.test` });
+    expect(next).toMatchObject({ key: 'next', state: 'pending', value: expect.stringMatching(/^v=DKIM1;/) });
+    expect(next.name).not.toBe(signing.name);
+    // Until the new record is published and verified, the old key signs.
+    expect(await signedWith()).toBe(created.selector);
+    const unpublished = await verify(created.id);
+    expect(unpublished.state).toBe('verified');
+    expect(dkimRecords(unpublished.records).map((record) => record.state)).toEqual(['verified', 'missing']);
+    expect(await signedWith()).toBe(created.selector);
+
+    dns.records.push({ type: 'TXT', name: next.name, value: next.value });
+    const promoted = await verify(created.id);
+    expect(dkimRecords(promoted.records)).toEqual([
+      expect.objectContaining({ key: 'signing', name: next.name, state: 'verified' }),
+      expect.objectContaining({ key: 'previous', name: signing.name, state: 'verified', removable: false }),
+    ]);
+    const newSelector = next.name.split('.')[0];
+    expect(await signedWith()).toBe(newSelector);
+
+    // The overlap (DKIM_KEY_OVERLAP_DAYS, 7 by default) over: the old record is listed as removable.
+    const stored = await t.connection.collection('sender_domains').findOne({});
+    const overlap = stored!.previousDkim.retiresAt.getTime() - stored!.checkedAt.getTime();
+    expect(overlap).toBe(7 * 86_400_000);
+    await t.connection
+      .collection('sender_domains')
+      .updateOne({}, { $set: { 'previousDkim.retiresAt': new Date(Date.now() - 1) } });
+    const listed = (await admin.http.get('/admin/sender-domains')).body.data[0];
+    expect(listed.selector).toBe(newSelector);
+    expect(dkimRecords(listed.records).at(-1)).toMatchObject({ key: 'previous', removable: true });
+    expect((await admin.http.post('/admin/sender-domains/nope/rotate-key')).status).toBe(404);
+  });
 });

@@ -58,6 +58,7 @@ export const AUDITED: Record<string, AuditSpec> = {
   createSenderDomain: { action: 'senderDomain.create', target: 'senderDomain' },
   verifySenderDomain: { action: 'senderDomain.verify', target: 'senderDomain' },
   deleteSenderDomain: { action: 'senderDomain.delete', target: 'senderDomain' },
+  rotateSenderDomainKey: { action: 'senderDomain.rotateKey', target: 'senderDomain' },
   // Chat routing
   createChatRoutingRule: { action: 'chatRule.create', target: 'chatRule' },
   updateChatRoutingRule: { action: 'chatRule.update', target: 'chatRule' },

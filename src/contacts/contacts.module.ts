@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AppsModule } from '../apps/apps.module';
 import { EmailModule } from '../email/email.module';
+import { SenderDomainsModule } from '../sender-domains/sender-domains.module';
 import { ConsentArchive } from './consent-archive';
 import { ContactErasure } from './contact-erasure';
 import { ContactErasureSweep } from './contact-erasure-sweep';
@@ -40,6 +41,7 @@ import { TopicPreferences } from './unsubscribe/topic-preferences';
     ]),
     EmailModule,
     AppsModule,
+    SenderDomainsModule,
   ],
   controllers: [
     ContactsAdminController,

@@ -11,6 +11,7 @@ import {
   ApiOkEnvelope,
 } from '../common/swagger/envelope.decorators';
 import { CreateSenderDomainDto, SenderDomainView, toSenderDomainView } from './dto/sender-domain.dto';
+import { LinkDomains } from './link-domains';
 import { SendingIdentities } from './sending-identities';
 import { SenderDomainsService } from './sender-domains.service';
 
@@ -22,6 +23,7 @@ export class AdminSenderDomainsController {
   constructor(
     private readonly domains: SenderDomainsService,
     private readonly identities: SendingIdentities,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   @Post()
@@ -60,7 +62,23 @@ export class AdminSenderDomainsController {
   async verify(@Param('id') id: string) {
     const checked = await this.domains.verify(id);
     this.identities.forget(checked.appId);
+    this.linkDomains.forget();
     return ok(toSenderDomainView(checked, checked.records), 'Sender domain checked');
+  }
+
+  @Post(':id/rotate-key')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'rotateSenderDomainKey',
+    summary:
+      'Make a new DKIM key with a new selector; it signs once its record verifies, the old record stays ' +
+      'listed until DKIM_KEY_OVERLAP_DAYS after that',
+  })
+  @ApiOkEnvelope(SenderDomainView, { message: 'DKIM key rotation started' })
+  @ApiErrors(HttpStatus.NOT_FOUND)
+  async rotateKey(@Param('id') id: string) {
+    const rotated = await this.domains.rotateKey(id);
+    return ok(toSenderDomainView(rotated, this.domains.recordsOf(rotated)), 'DKIM key rotation started');
   }
 
   @Delete(':id')
@@ -73,6 +91,7 @@ export class AdminSenderDomainsController {
   async remove(@Param('id') id: string) {
     const appId = await this.domains.remove(id);
     this.identities.forget(appId);
+    this.linkDomains.forget();
     return done('Sender domain deleted');
   }
 }

@@ -42,6 +42,16 @@ export class SenderDomainsEnv {
   @Min(0)
   @Max(7 * 24 * 3_600_000)
   SENDER_DOMAIN_RECHECK_MS = 6 * 3_600_000;
+
+  /**
+   * Days a rotated-out DKIM key's record stays listed as needed once its successor signs: messages signed
+   * with it may still be in queues or re-checked by receivers. Then the listing marks it removable.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(365)
+  DKIM_KEY_OVERLAP_DAYS = 7;
 }
 
 export const senderDomainsEnv: EnvSection<SenderDomainsEnv> = { schema: SenderDomainsEnv };

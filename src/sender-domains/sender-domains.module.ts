@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { App, AppSchema } from '../apps/schemas/app.schema';
 import { AdminSenderDomainsController } from './admin-sender-domains.controller';
+import { LinkDomains } from './link-domains';
 import { SenderDomain, SenderDomainSchema } from './schemas/sender-domain.schema';
 import { SenderDomainRecheck } from './sender-domain-recheck';
 import { SenderDomainsService } from './sender-domains.service';
@@ -9,8 +10,9 @@ import { SendingIdentities } from './sending-identities';
 
 /**
  * Sender domains and who each app's mail is from. Others use `SendingIdentities` (the e-mail worker, the
- * app and template checks) and `SenderDomainsService.recheckOldest` (the worker's periodic re-check). It
- * reads app records itself, so the apps module can import it without a cycle.
+ * app and template checks), `LinkDomains` (where an app's links point, and which host answers them) and
+ * `SenderDomainsService.recheckOldest` (the worker's periodic re-check). It reads app records itself, so
+ * the apps module can import it without a cycle.
  */
 @Module({
   imports: [
@@ -20,7 +22,7 @@ import { SendingIdentities } from './sending-identities';
     ]),
   ],
   controllers: [AdminSenderDomainsController],
-  providers: [SenderDomainsService, SendingIdentities, SenderDomainRecheck],
-  exports: [SenderDomainsService, SendingIdentities],
+  providers: [SenderDomainsService, SendingIdentities, SenderDomainRecheck, LinkDomains],
+  exports: [SenderDomainsService, SendingIdentities, LinkDomains],
 })
 export class SenderDomainsModule {}

@@ -32,6 +32,7 @@ export class SenderDomainsService {
   private readonly logger = new Logger('SenderDomains');
   private readonly hosts: SendingHosts;
   private readonly dnsServers: string[];
+  private readonly overlapDays: number;
 
   constructor(
     @InjectModel(SenderDomain.name) private readonly domains: Model<SenderDomain>,
@@ -44,6 +45,7 @@ export class SenderDomainsService {
       spfInclude: config.get('SENDING_SPF_INCLUDE', { infer: true }),
     };
     this.dnsServers = config.get('DNS_SERVERS', { infer: true });
+    this.overlapDays = config.get('DKIM_KEY_OVERLAP_DAYS', { infer: true });
   }
 
   recordsOf(domain: SenderDomain): DnsRecord[] {
@@ -97,8 +99,17 @@ export class SenderDomainsService {
       records.map((record) => checkRecord(resolver, record).catch((): RecordState => 'unknown')),
     );
     const checked = records.map((record, i) => ({ ...record, state: states[i] }));
+    const next = checked.find((record) => record.key === 'next');
+    // A rotation's key signs from the check that finds its record: the old one's record stays published.
+    const now = new Date();
+    const promoted = next?.state === 'verified' ? this.promoted(domain, now) : undefined;
+    const keyStates: Record<string, RecordState> = {};
     const recordStates: Partial<Record<RecordPurpose, RecordState>> = {};
-    for (const record of checked) recordStates[record.purpose] = record.state;
+    for (const record of checked) {
+      if (record.purpose !== 'dkim') recordStates[record.purpose] = record.state;
+      else keyStates[record.name.split('.')[0]] = record.state;
+    }
+    recordStates.dkim = keyStates[(promoted?.dkim ?? domain.dkim).selector];
     const complete = REQUIRED.every((purpose) => recordStates[purpose] === 'verified');
     const unanswered = REQUIRED.some((purpose) => recordStates[purpose] === 'unknown');
     let state: DomainState = domain.state;
@@ -109,18 +120,58 @@ export class SenderDomainsService {
       const lost = REQUIRED.filter((purpose) => recordStates[purpose] !== 'verified').join(', ');
       this.logger.warn(`Sender domain ${domain.domain} (app ${domain.appId}) lost its ${lost} record(s)`);
     }
+    if (promoted)
+      this.logger.log(`Sender domain ${domain.domain}: now signing with ${promoted.dkim.selector}`);
     const updated = await this.domains
       .findByIdAndUpdate(
         domain._id,
-        { $set: { state, recordStates, checkedAt: new Date() } },
         {
-          returnDocument: 'after',
+          $set: { state, recordStates, keyStates, checkedAt: now, ...promoted },
+          ...(promoted ? { $unset: { nextDkim: 1 } } : {}),
         },
+        { returnDocument: 'after' },
       )
       .lean<SenderDomain>()
       .exec();
     if (!updated) throw new NotFoundException(SENDER_DOMAIN_NOT_FOUND);
-    return { ...updated, records: checked };
+    return { ...updated, records: promoted ? this.withStates(updated, keyStates, checked) : checked };
+  }
+
+  /**
+   * A new key with a new selector beside the signing one (docs/operations/sending-domains.md "DKIM key
+   * rotation"): mail stays signed with the old key until the new record is verified. A rotation that
+   * still waits for its record is replaced by this one.
+   */
+  async rotateKey(id: string): Promise<SenderDomain> {
+    const domain = await this.require(id);
+    const nextDkim = await newDkimKey(this.keys.dkimKeySeal);
+    const updated = await this.domains
+      .findByIdAndUpdate(domain._id, { $set: { nextDkim } }, { returnDocument: 'after' })
+      .lean<SenderDomain>()
+      .exec();
+    if (!updated) throw new NotFoundException(SENDER_DOMAIN_NOT_FOUND);
+    return updated;
+  }
+
+  /** The keys once a rotation's key signs: the old one retires after DKIM_KEY_OVERLAP_DAYS. */
+  private promoted(domain: SenderDomain, now: Date): Pick<SenderDomain, 'dkim' | 'previousDkim'> {
+    const retiresAt = new Date(now.getTime() + this.overlapDays * 86_400_000);
+    return { dkim: domain.nextDkim!, previousDkim: { ...domain.dkim, retiresAt } };
+  }
+
+  /** The records of a domain whose keys just moved, each with the state this check found. */
+  private withStates(
+    domain: SenderDomain,
+    keyStates: Record<string, RecordState>,
+    checked: (DnsRecord & { state: RecordState })[],
+  ): (DnsRecord & { state: RecordState })[] {
+    return this.recordsOf(domain).map((record) => ({
+      ...record,
+      state:
+        record.purpose === 'dkim'
+          ? (keyStates[record.name.split('.')[0]] ?? 'pending')
+          : checked.find((found) => found.purpose === record.purpose)!.state,
+    }));
   }
 
   /** The domains checked longest ago (the worker's periodic re-check). */

@@ -49,6 +49,11 @@ function parse(raw: string, from: string, to: string[]): ReceivedMail {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
+  // As a receiver reads it (RFC 2369): whitespace a folded URL list got inside its brackets is ignored.
+  if (headers['list-unsubscribe'])
+    headers['list-unsubscribe'] = headers['list-unsubscribe'].replace(/<[^>]*>/g, (url) =>
+      url.replace(/\s+/g, ''),
+    );
   return { from, to, headers, body: split >= 0 ? raw.slice(split + 4) : '', raw, receivedAt: Date.now() };
 }
 

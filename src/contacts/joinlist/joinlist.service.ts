@@ -5,6 +5,7 @@ import { EmailService } from '../../email/email.service';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { EmailTemplatesService } from '../../email/templates/email-templates.service';
 import { DEFAULT_LANGUAGE, type EmailTemplate } from '../../email/templates/schemas/email-template.schema';
+import { LinkDomains } from '../../sender-domains/link-domains';
 import type { Contact } from '../schemas/contact.schema';
 import { PublicSignups } from '../signup/public-signups.service';
 import { newSignupId, UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
@@ -44,6 +45,7 @@ export class JoinlistService {
     private readonly email: EmailService,
     private readonly templates: EmailTemplatesService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   async join(app: App, dto: JoinlistDto, context: SignupContext): Promise<JoinlistResult> {
@@ -124,7 +126,10 @@ export class JoinlistService {
     personIsNew: boolean,
   ): Promise<void> {
     const contactId = String(contact._id);
-    const unsubscribeUrl = this.unsubscribeLinks.url({ contactId, appId: app.id });
+    const unsubscribeUrl = this.unsubscribeLinks.url(
+      { contactId, appId: app.id },
+      await this.linkDomains.baseUrlOf(app.id),
+    );
     await this.email.enqueueEmail(await this.welcomeMessage(app, contact, unsubscribeUrl, prefetched), {
       idempotencyKey: `welcome:${app.id}:${contactId}`,
       keyIsNew: personIsNew,

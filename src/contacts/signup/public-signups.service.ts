@@ -71,7 +71,7 @@ export class PublicSignups {
    * or used link, or an app switched off since.
    */
   async confirm(token: string, ip: string): Promise<boolean> {
-    const id = this.links.read(token);
+    const id = this.links.read(token)?.id;
     if (!id || !isObjectIdOrHexString(id)) return false;
     const entry = await this.pending
       .findOne({ _id: id, expiresAt: trusted({ $gt: new Date() }) })
@@ -130,7 +130,9 @@ export class PublicSignups {
       ...(contact ? { contactId: String(contact._id) } : {}),
       composer: SIGNUP_CONFIRMATION_COMPOSER,
       variables: { appName: app.name },
-      sealed: this.secrets.seal({ [SIGNUP_CONFIRMATION_SECRET]: this.links.token(String(entry._id)) }),
+      sealed: this.secrets.seal({
+        [SIGNUP_CONFIRMATION_SECRET]: this.links.token(String(entry._id), app.id),
+      }),
     };
     try {
       await this.email.enqueueEmail(message, {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ComposerHandler, type ComposedContent } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { JobSecrets } from '../../email/jobs/job-secrets';
+import { LinkDomains } from '../../sender-domains/link-domains';
 import { confirmationMail } from './signup-confirmation-email';
 import { SignupConfirmationLinks } from './signup-confirmation-links';
 
@@ -20,14 +21,15 @@ export class SignupConfirmationComposer {
   constructor(
     private readonly secrets: JobSecrets,
     private readonly links: SignupConfirmationLinks,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   /** Null (the job is dead at once) when the token cannot be opened or the variables are not ours. */
   @ComposerHandler(SIGNUP_CONFIRMATION_COMPOSER)
-  compose(message: EmailMessage): Promise<ComposedContent | null> {
+  async compose(message: EmailMessage): Promise<ComposedContent | null> {
     const token = this.secrets.open(message.sealed)?.[SIGNUP_CONFIRMATION_SECRET];
     const appName = message.variables?.appName;
-    if (!token || typeof appName !== 'string') return Promise.resolve(null);
-    return Promise.resolve(confirmationMail(appName, this.links.url(token)));
+    if (!token || typeof appName !== 'string') return null;
+    return confirmationMail(appName, this.links.url(token, await this.linkDomains.baseUrlOf(message.appId)));
   }
 }

@@ -19,17 +19,20 @@ export class SignupConfirmationLinks {
     this.baseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
-  token(confirmationId: string): string {
-    return this.tokens.sign('signup-confirm', [confirmationId]);
+  /** The app rides in the token so a link domain can refuse another app's link without a read. */
+  token(confirmationId: string, appId: string): string {
+    return this.tokens.sign('signup-confirm', [confirmationId, appId]);
   }
 
-  url(token: string): string {
-    return `${this.baseUrl}/joinlist/confirm/${token}`;
+  /** `base`: the app's link domain (LinkDomains.baseUrlOf), PUBLIC_BASE_URL when absent. */
+  url(token: string, base = this.baseUrl): string {
+    return `${base}/joinlist/confirm/${token}`;
   }
 
-  /** The pending signup's id in a genuine token, or null. */
-  read(token: string): string | null {
+  /** The pending signup's id and app in a genuine token (links mailed before apps rode in it: no app). */
+  read(token: string): { id: string; appId?: string } | null {
     const fields = this.tokens.verify('signup-confirm', token);
-    return fields?.length === 1 ? fields[0] : null;
+    if (fields?.length === 1) return { id: fields[0] };
+    return fields?.length === 2 ? { id: fields[0], appId: fields[1] } : null;
   }
 }

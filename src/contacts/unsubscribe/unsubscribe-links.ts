@@ -50,8 +50,9 @@ export class UnsubscribeLinks {
     return this.tokens.sign('unsubscribe', fields);
   }
 
-  url(target: UnsubscribeTarget): string {
-    return `${this.baseUrl}/unsubscribe/${this.token(target)}`;
+  /** `base`: the app's link domain (LinkDomains.baseUrlOf), PUBLIC_BASE_URL when absent. */
+  url(target: UnsubscribeTarget, base = this.baseUrl): string {
+    return `${base}/unsubscribe/${this.token(target)}`;
   }
 
   /**

@@ -2,8 +2,10 @@ import { Controller, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@n
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../../common/auth/public.decorator';
+import { ApiErrors } from '../../common/swagger/envelope.decorators';
 import { AcceptsBody } from '../../common/http/body/body-policy';
 import { clientIp } from '../../common/http/client-ip';
+import { LinkDomains } from '../../sender-domains/link-domains';
 import type { ChangeOrigin } from '../contact-ledger';
 import { ContactsService } from '../contacts.service';
 import {
@@ -54,6 +56,7 @@ export class UnsubscribeController {
     private readonly links: UnsubscribeLinks,
     private readonly contacts: ContactsService,
     private readonly preferences: TopicPreferences,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   @Get(':token')
@@ -62,10 +65,12 @@ export class UnsubscribeController {
     summary: 'The unsubscribe confirmation page, or the topic preference page (no change)',
   })
   @ApiParam(TOKEN_PARAM)
+  @ApiErrors(HttpStatus.NOT_FOUND)
   @ApiProduces('text/html')
   @ApiOkResponse(HTML_PAGE)
   async confirm(@Param('token') token: string, @Res() reply: FastifyReply) {
     const target = this.links.read(token);
+    await this.linkDomains.assertAnswers(reply.request.hostname, target?.appId);
     // A signup's answer (sealed, sent to whoever filled the form) never shows the person's choices.
     const choices =
       target && target.signupId === undefined
@@ -84,6 +89,7 @@ export class UnsubscribeController {
     summary: 'Unsubscribe or save topic choices at once (the page’s forms and the RFC 8058 one-click target)',
   })
   @ApiParam(TOKEN_PARAM)
+  @ApiErrors(HttpStatus.NOT_FOUND)
   @ApiProduces('text/html')
   @ApiOkResponse(HTML_PAGE)
   async unsubscribe(
@@ -94,6 +100,7 @@ export class UnsubscribeController {
     const form = request.isMultipart() ? {} : formOf(request.body);
     await discardMultipart(request);
     const target = this.links.read(token);
+    await this.linkDomains.assertAnswers(request.hostname, target?.appId);
     const action = first(form[ACTION_FIELD]);
     if (action !== undefined && first(form[CSRF_FIELD]) !== token) return sendPage(reply, NOT_CHANGED_PAGE);
     const origin = { source: 'unsubscribe', actor: 'self', ip: clientIp(request) };

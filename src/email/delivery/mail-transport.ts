@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type SendMailOptions } from 'nodemailer';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../common/storage/private-directory';
-import { rawMimeOf } from './mime-message';
+import { foldBracketedUrls } from './message-headers';
+import { BRACKETED_URL_HEADERS, rawMimeOf } from './mime-message';
 
 /** A message ready to leave: rendered, addressed, with its final headers. */
 export interface OutgoingMail {
@@ -105,13 +106,19 @@ export const composedMail = (mail: OutgoingMail): SendMailOptions => ({
   html: mail.html,
   text: mail.text,
   headers: {
-    ...mail.headers,
+    ...Object.fromEntries(Object.entries(mail.headers).map(([name, value]) => [name, headerOf(name, value)])),
     ...Object.fromEntries(
       Object.entries(mail.preparedHeaders ?? {}).map(([name, value]) => [name, { prepared: true, value }]),
     ),
   },
   textEncoding: textEncodingOf(mail),
 });
+
+/** A bracketed URL list folded as the fast path folds it (RFC 5322's 78 characters); others as given. */
+function headerOf(name: string, value: string): string | { prepared: true; value: string } {
+  if (!BRACKETED_URL_HEADERS.has(name) || !value.trim()) return value;
+  return { prepared: true, value: foldBracketedUrls(name, value).slice(name.length + 2) };
+}
 
 /** Without `SMTP_URL`: each message is written as an `.eml` file a developer can open in a mail client. */
 export class OutboxTransport implements MailTransport {

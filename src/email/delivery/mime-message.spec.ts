@@ -1,5 +1,6 @@
 import { createTransport } from 'nodemailer';
 import { composedMail, type OutgoingMail, toNodemailer } from './mail-transport';
+import { broadcastHeaders } from './message-headers';
 import { rawMimeOf } from './mime-message';
 
 /**
@@ -85,6 +86,9 @@ describe('rawMimeOf: the same bytes as nodemailer', () => {
             ? {
                 'List-Unsubscribe': `<https://example.com/unsubscribe/${'t'.repeat(Math.floor(next() * 200))}>`,
                 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+                ...(next() < 0.5
+                  ? broadcastHeaders({ campaignId: `c${i}`, appId: 'my-shop', senderDomain: 'example.com' })
+                  : {}),
               }
             : {},
       };

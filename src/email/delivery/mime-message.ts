@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { foldLines } from 'nodemailer/lib/mime-funcs';
 import { wrap } from 'nodemailer/lib/qp';
+import { foldBracketedUrls } from './message-headers';
 
 /**
  * The RFC 5322 text of the common message, built as one string: a text and an HTML part (`multipart/
@@ -20,7 +21,16 @@ const SIMPLE_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Z
 /** `Name <address>` or `"Name" <address>` with a name of words only, which nodemailer writes unquoted. */
 const NAMED_ADDRESS = /^(?:"(\w+(?: \w+)*)"|(\w+(?: \w+)*)) <([^<>\s]+)>$/;
 /** Custom headers whose names nodemailer writes as given (it normalises the case of others). */
-const PLAIN_HEADERS = new Set(['List-Unsubscribe', 'List-Unsubscribe-Post']);
+const PLAIN_HEADERS = new Set([
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+  'Feedback-ID',
+  'List-ID',
+  'Precedence',
+  'Auto-Submitted',
+]);
+/** Folded inside their brackets (foldBracketedUrls); nodemailer gets them prepared the same way. */
+export const BRACKETED_URL_HEADERS = new Set(['List-Unsubscribe']);
 /** nodemailer's limit for a header or QP line, and the line past which a text part is no longer 7bit. */
 const LINE_LENGTH = 76;
 const LONG_LINE = new RegExp(`^.{${LINE_LENGTH + 1},}`, 'm');
@@ -61,7 +71,8 @@ export function rawMimeOf(mail: MimeMail, options: MimeOptions = {}): string | n
   for (const [key, value] of Object.entries(mail.headers)) {
     if (!PLAIN_HEADERS.has(key) || !ONE_LINE_ASCII.test(value)) return null;
     // nodemailer drops a header whose value is blank.
-    if (value.trim()) lines.push(headerLine(key, value));
+    if (!value.trim()) continue;
+    lines.push(BRACKETED_URL_HEADERS.has(key) ? foldBracketedUrls(key, value) : headerLine(key, value));
   }
   lines.push(headerLine('From', from), headerLine('To', to));
   if (replyTo) lines.push(headerLine('Reply-To', replyTo));

@@ -2,6 +2,7 @@ import { Transform } from 'class-transformer';
 import {
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -119,6 +120,23 @@ export class EmailEventsEnv {
   @Min(1)
   @Max(3650)
   EMAIL_EVENTS_RETENTION_DAYS = 400;
+
+  /**
+   * The complaint rate (percent of delivered) above which a campaign is held: Gmail's target is below 0.1,
+   * its ceiling 0.3 (docs/operations/email-delivery.md "Complaint guard").
+   */
+  @Transform(toInt)
+  @IsNumber({ maxDecimalPlaces: 3 }, { message: 'must be a percentage such as 0.1' })
+  @Min(0.001)
+  @Max(5)
+  COMPLAINT_GUARD_RATE_PERCENT = 0.1;
+
+  /** Deliveries a campaign needs before the guard judges it: a few complaints of a few hundred say little. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(1_000_000)
+  COMPLAINT_GUARD_MIN_DELIVERED = 1_000;
 }
 
 /** The settings each provider's webhook check needs (providers/). */

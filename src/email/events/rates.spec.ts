@@ -19,10 +19,15 @@ describe('ratesOf', () => {
 });
 
 describe('complaintsTooHigh', () => {
-  it('waits for 1,000 deliveries, then trips above 0.3%', () => {
-    expect(complaintsTooHigh(999, 500)).toBe(false);
-    expect(complaintsTooHigh(1_000, 3)).toBe(false);
-    expect(complaintsTooHigh(1_000, 4)).toBe(true);
-    expect(complaintsTooHigh(10_000, 31)).toBe(true);
+  it('waits for the minimum sample, then trips above the rate (0.1 % by default)', () => {
+    const rule = { ratePercent: 0.1, minDelivered: 1_000 };
+    expect(complaintsTooHigh(999, 500, rule)).toBe(false);
+    expect(complaintsTooHigh(1_000, 1, rule)).toBe(false);
+    expect(complaintsTooHigh(1_000, 2, rule)).toBe(true);
+    expect(complaintsTooHigh(10_000, 10, rule)).toBe(false);
+    expect(complaintsTooHigh(10_000, 11, rule)).toBe(true);
+    // Gmail's 0.3 % ceiling, the old rule, as a setting.
+    expect(complaintsTooHigh(1_000, 3, { ratePercent: 0.3, minDelivered: 1_000 })).toBe(false);
+    expect(complaintsTooHigh(1_000, 4, { ratePercent: 0.3, minDelivered: 1_000 })).toBe(true);
   });
 });

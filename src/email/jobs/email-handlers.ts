@@ -54,6 +54,10 @@ export interface ComposedContent extends RenderedContent {
 export type MessageComposerFn = (message: EmailMessage) => Promise<ComposedContent | null>;
 
 /** Reads the link table of a campaign (its URLs in order), or null for an unknown campaign. */
-export type LinkTableSource = (campaignId: string) => Promise<readonly string[] | null>;
+/** `draft`: a test copy's click, which follows the draft's links as they are now. */
+export type LinkTableSource = (
+  campaignId: string,
+  options?: { draft?: boolean },
+) => Promise<readonly string[] | null>;
 
 export type EmailJobContext = JobContext<EmailScan>;

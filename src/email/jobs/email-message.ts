@@ -32,6 +32,11 @@ export interface EmailMessage {
   unsubscribeUrl?: string;
   campaignId?: string;
   contactId?: string;
+  /**
+   * The campaign whose broadcast headers the message carries (Feedback-ID, List-Id, bulk markers), when it
+   * is not one of its counted messages: a test copy. A campaign's own messages are broadcast by `campaignId`.
+   */
+  broadcastOf?: string;
 }
 
 export interface EnqueueOptions {

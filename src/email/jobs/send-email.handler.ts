@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { EmailEvents, type SmtpBounceEvent } from '../email.events';
 import type { AppConfig } from '../../config/env';
-import { messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
+import { broadcastHeaders, messageIdOf, unsubscribeHeaders } from '../delivery/message-headers';
 import { providerHeaders, providerMessageIdOf } from '../delivery/provider-message-id';
 import { MAIL_TRANSPORT } from '../delivery/mail-transport.provider';
 import type { DeliveryReceipt, MailTransport, OutgoingMail } from '../delivery/mail-transport';
@@ -95,7 +95,7 @@ export class SendEmailHandler {
       subject: content.subject,
       html: content.html || undefined,
       text: content.text || undefined,
-      headers: unsubscribeHeaders(message.unsubscribeUrl),
+      headers: { ...unsubscribeHeaders(message.unsubscribeUrl), ...this.broadcast(message, identity.domain) },
       preparedHeaders: providerHeaders(this.provider, messageId),
     });
     // Accepted: a soft-bounce suppression ends (docs/operations/email-delivery.md "Soft bounces").
@@ -139,6 +139,13 @@ export class SendEmailHandler {
       }
       throw error;
     }
+  }
+
+  /** A campaign's messages and its test copies carry the broadcast headers; other mail none. */
+  private broadcast(message: EmailMessage, senderDomain: string): Record<string, string> {
+    const campaignId = message.campaignId ?? message.broadcastOf;
+    if (!campaignId || !message.appId) return {};
+    return broadcastHeaders({ campaignId, appId: message.appId, senderDomain });
   }
 
   private async sendOrReportOutage(mail: OutgoingMail): Promise<DeliveryReceipt> {

@@ -19,7 +19,13 @@ export class ClickTargets {
 
   constructor(private readonly handlers: JobHandlers) {}
 
-  async urlOf(campaignId: string, linkIndex: number): Promise<string | null> {
+  async urlOf(campaignId: string, linkIndex: number, test = false): Promise<string | null> {
+    // A test copy's links are a draft's, which may change: read each time (a tester clicks a few).
+    if (test) {
+      const source = this.handlers.get<LinkTableSource>(CLICK_TARGETS, 'campaign');
+      const link = (await source?.(campaignId, { draft: true }))?.[linkIndex];
+      return link === undefined ? null : redirectTarget(link);
+    }
     let links = this.cache.get(campaignId);
     if (!links) {
       const source = this.handlers.get<LinkTableSource>(CLICK_TARGETS, 'campaign');

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type DirectRoute, DirectRoutes } from '../../common/http/direct-routes';
+import type { ErrorBody } from '../../common/http/envelope';
+import { LINK_NOT_FOUND, LinkDomains } from '../../sender-domains/link-domains';
 import { TrackingEvents } from './tracking-events';
 import { trackingEvent } from './tracking-hit';
 import { TrackingLinks } from './tracking-links';
@@ -28,7 +30,8 @@ const OPEN_PIXEL_DOC: DirectRoute['openApi'] = {
   summary: 'Open pixel: a 1×1 GIF, records an opened event',
   description:
     'Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token ' +
-    'from an invalid one. A genuine token records an `opened` event (buffered, written within a second), ' +
+    "from an invalid one (on an app's link domain, a token not of that app is a 404). A genuine token " +
+    'records an `opened` event (buffered, written within a second), ' +
     "except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.",
   tags: ['Tracking'],
   parameters: [
@@ -44,6 +47,10 @@ const OPEN_PIXEL_DOC: DirectRoute['openApi'] = {
     '200': {
       description: 'A 1×1 transparent GIF, whatever the token',
       content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },
+    },
+    '404': {
+      description: "Only on an app's link domain: a token that is not that app's (forged or another app's)",
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorSchema' } } },
     },
   },
 };
@@ -61,16 +68,26 @@ export class OpenPixelRoute {
     directRoutes: DirectRoutes,
     private readonly links: TrackingLinks,
     private readonly events: TrackingEvents,
+    private readonly linkDomains: LinkDomains,
   ) {
     directRoutes.add({
       url: '/o/:token',
       openApiPath: '/o/{token}',
       openApi: OPEN_PIXEL_DOC,
-      handler: (request, reply) => this.answer(request, reply),
+      // A failed link-host read is answered by Fastify's error handler (the envelope), never left unhandled.
+      handler: (request, reply) => void this.answer(request, reply).catch((error) => reply.send(error)),
     });
   }
 
-  private answer(request: FastifyRequest, reply: FastifyReply): void {
+  private async answer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // On an app's link domain only that app's tokens are answered; anywhere else every token gets the GIF.
+    if (this.linkDomains.mayBeLinkHost(request.hostname)) {
+      const { token } = request.params as { token: string };
+      if (await this.linkDomains.refuses(request.hostname, this.links.readOpen(token)?.appId)) {
+        const body: ErrorBody = { success: false, error: LINK_NOT_FOUND };
+        return void reply.status(404).send(body);
+      }
+    }
     // A HEAD request (a link checker) shows no image: it is answered, not counted.
     if (request.method === 'GET') this.recordOpen(request);
     void reply.headers(PIXEL_HEADERS).send(TRANSPARENT_GIF);
@@ -82,7 +99,8 @@ export class OpenPixelRoute {
     const at = new Date();
     this.events.recordLater(() => {
       const target = this.links.readOpen(token);
-      return target && trackingEvent(target, 'opened', userAgent, at);
+      // A test copy's pixel is answered like any, never counted.
+      return target && !target.test ? trackingEvent(target, 'opened', userAgent, at) : null;
     });
   }
 }

@@ -9,7 +9,13 @@ export interface OpenTarget {
   contactId: string;
   /** The campaign's app (recorded with the event without a lookup). */
   appId: string;
+  /** A test copy's link: followed like the real one, never recorded (docs/api/newsletters.md). */
+  test?: boolean;
 }
+
+/** The last field of a test copy's tokens. */
+const TEST_FIELD = 'test';
+const testField = (target: OpenTarget) => (target.test ? [TEST_FIELD] : []);
 
 /** What a click token names: the message and the index of the link in the campaign's link table. */
 export interface ClickTarget extends OpenTarget {
@@ -19,7 +25,8 @@ export interface ClickTarget extends OpenTarget {
 /**
  * Open-pixel and click-redirect URLs of campaign mail (docs/architecture.md "Tracking"): signed tokens of
  * purpose `open` and `click` naming the campaign, the person, the app and (clicks) the link index, at
- * `PUBLIC_BASE_URL/o/{token}.gif` and `PUBLIC_BASE_URL/c/{token}`. A token never carries a URL: the redirect
+ * `<base>/o/{token}.gif` and `<base>/c/{token}`, the base being the app's link domain or PUBLIC_BASE_URL.
+ * A token never carries a URL: the redirect
  * target comes from the campaign.
  */
 @Injectable()
@@ -33,28 +40,37 @@ export class TrackingLinks {
     this.baseUrl = config.get('publicBaseUrl', { infer: true });
   }
 
-  openUrl(target: OpenTarget): string {
-    return `${this.baseUrl}/o/${this.tokens.sign('open', [target.campaignId, target.contactId, target.appId])}.gif`;
+  /** `base`: the app's link domain (LinkDomains.baseUrlOf), PUBLIC_BASE_URL when absent. */
+  openUrl(target: OpenTarget, base = this.baseUrl): string {
+    const fields = [target.campaignId, target.contactId, target.appId, ...testField(target)];
+    return `${base}/o/${this.tokens.sign('open', fields)}.gif`;
   }
 
-  clickUrl(target: ClickTarget): string {
-    const fields = [target.campaignId, target.contactId, target.appId, String(target.linkIndex)];
-    return `${this.baseUrl}/c/${this.tokens.sign('click', fields)}`;
+  clickUrl(target: ClickTarget, base = this.baseUrl): string {
+    const fields = [
+      target.campaignId,
+      target.contactId,
+      target.appId,
+      String(target.linkIndex),
+      ...testField(target),
+    ];
+    return `${base}/c/${this.tokens.sign('click', fields)}`;
   }
 
   /** The target of a genuine open token (with or without `.gif`), or null. */
   readOpen(token: string): OpenTarget | null {
     const fields = this.tokens.verify('open', token.endsWith('.gif') ? token.slice(0, -4) : token);
-    if (!fields || fields.length !== 3) return null;
+    if (!fields || !(fields.length === 3 || (fields.length === 4 && fields[3] === TEST_FIELD))) return null;
     const [campaignId, contactId, appId] = fields;
-    return { campaignId, contactId, appId };
+    return { campaignId, contactId, appId, ...(fields.length === 4 ? { test: true } : {}) };
   }
 
   readClick(token: string): ClickTarget | null {
     const fields = this.tokens.verify('click', token);
-    if (!fields || fields.length !== 4 || !/^\d{1,6}$/.test(fields[3])) return null;
+    const test = fields?.length === 5 && fields[4] === TEST_FIELD;
+    if (!fields || !(fields.length === 4 || test) || !/^\d{1,6}$/.test(fields[3])) return null;
     const [campaignId, contactId, appId, index] = fields;
-    return { campaignId, contactId, appId, linkIndex: Number(index) };
+    return { campaignId, contactId, appId, linkIndex: Number(index), ...(test ? { test } : {}) };
   }
 }
 

@@ -3,6 +3,7 @@ import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../../common/auth/public.decorator';
 import { ApiErrors } from '../../common/swagger/envelope.decorators';
+import { LINK_NOT_FOUND, LinkDomains } from '../../sender-domains/link-domains';
 import { ClickTargets } from './click-targets';
 import { TrackingLinks } from './tracking-links';
 import { trackingEvent } from './tracking-hit';
@@ -10,7 +11,8 @@ import { TrackingEvents } from './tracking-events';
 
 /**
  * The click redirects of campaign mail (docs/architecture.md "Tracking"): 302 only to the URL stored in the
- * campaign's link table for a genuine token, 404 otherwise (no open redirect). Events are buffered. The open
+ * campaign's link table for a genuine token, 404 otherwise (no open redirect), and on an app's link domain
+ * for that app's tokens only (LinkDomains). Events are buffered. The open
  * pixel is answered by Fastify directly (open-pixel.route.ts). HEAD (which Fastify answers with this GET
  * handler) gets the same redirect but is no click: link checkers and previews send it, a person following a
  * link does not.
@@ -23,6 +25,7 @@ export class TrackingController {
     private readonly links: TrackingLinks,
     private readonly targets: ClickTargets,
     private readonly events: TrackingEvents,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   @Get('c/:token')
@@ -44,9 +47,11 @@ export class TrackingController {
     @Res() reply: FastifyReply,
   ) {
     const target = this.links.readClick(token);
-    const url = target ? await this.targets.urlOf(target.campaignId, target.linkIndex) : null;
-    if (!target || !url) throw new NotFoundException('Link not found');
-    if (reply.request.method === 'GET') {
+    await this.linkDomains.assertAnswers(reply.request.hostname, target?.appId);
+    const url = target ? await this.targets.urlOf(target.campaignId, target.linkIndex, target.test) : null;
+    if (!target || !url) throw new NotFoundException(LINK_NOT_FOUND);
+    // A test copy's click goes where the real one would, uncounted.
+    if (reply.request.method === 'GET' && !target.test) {
       this.events.record(
         trackingEvent(target, 'clicked', userAgent, new Date(), { linkIndex: target.linkIndex, url }),
       );

@@ -5,6 +5,7 @@ import type { RenderedContent } from '../../email/delivery/template-source';
 import { ComposerHandler } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { TrackingLinks } from '../../email/tracking/tracking-links';
+import { LinkDomains } from '../../sender-domains/link-domains';
 import { CampaignRenderer, type RecipientVariables } from './campaign-renderer';
 import { Campaign } from './schemas/campaign.schema';
 
@@ -30,6 +31,7 @@ export class CampaignComposer {
   constructor(
     @InjectModel(Campaign.name) private readonly campaigns: Model<Campaign>,
     private readonly tracking: TrackingLinks,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   @ComposerHandler(CAMPAIGN_COMPOSER)
@@ -40,6 +42,7 @@ export class CampaignComposer {
     if (!renderer) return null;
     const variables = (message.variables ?? {}) as Partial<CampaignMessageVariables>;
     const target = { campaignId, contactId, appId };
+    const base = await this.linkDomains.baseUrlOf(appId);
     return renderer.render(
       {
         firstName: variables.firstName ?? null,
@@ -48,8 +51,8 @@ export class CampaignComposer {
         unsubscribeUrl,
       },
       {
-        links: renderer.links.map((_, linkIndex) => this.tracking.clickUrl({ ...target, linkIndex })),
-        open: this.tracking.openUrl(target),
+        links: renderer.links.map((_, linkIndex) => this.tracking.clickUrl({ ...target, linkIndex }, base)),
+        open: this.tracking.openUrl(target, base),
       },
     );
   }

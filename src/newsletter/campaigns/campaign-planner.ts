@@ -9,6 +9,8 @@ import type { BatchPlan } from '../../email/jobs/batch-plan';
 import { ClickTargetSource, PlanHandler, type PlanOutcome } from '../../email/jobs/email-handlers';
 import type { EmailMessage } from '../../email/jobs/email-message';
 import { SuppressionService } from '../../email/suppression/suppression.service';
+import { splitAtLinks } from '../../email/tracking/tracked-html';
+import { LinkDomains } from '../../sender-domains/link-domains';
 import { type MemberBatch, SegmentMembers } from '../segments/segment-members';
 import { CAMPAIGN_COMPOSER, type CampaignMessageVariables } from './campaign-composer';
 import { Campaign } from './schemas/campaign.schema';
@@ -43,6 +45,7 @@ export class CampaignPlanner {
     private readonly suppression: SuppressionService,
     private readonly email: EmailService,
     private readonly unsubscribeLinks: UnsubscribeLinks,
+    private readonly linkDomains: LinkDomains,
   ) {}
 
   @PlanHandler('campaign')
@@ -53,6 +56,7 @@ export class CampaignPlanner {
     if (!campaign || campaign.status !== 'sending') return outcome;
     const campaignId = String(campaign._id);
     const keyOf = (person: AudienceMember) => `campaign:${campaignId}:${person._id}`;
+    const linkBase = await this.linkDomains.baseUrlOf(campaign.appId);
     for await (const { people, cursor } of this.audienceOf(campaign)) {
       // Addresses stored before the address rule: recorded as skipped, so one of them cannot fail the batch.
       const unsendable = people.filter((person) => !isSendableAddress(person.email));
@@ -64,7 +68,7 @@ export class CampaignPlanner {
       const items = sendable
         .filter((person) => !suppressed.has(person.email))
         .map((person) => ({
-          message: this.messageFor(campaign, person),
+          message: this.messageFor(campaign, person, linkBase),
           options: { idempotencyKey: keyOf(person) },
         }));
       const jobs = items.length > 0 ? await this.email.enqueueEmails(items) : [];
@@ -109,7 +113,7 @@ export class CampaignPlanner {
    * What is queued per person: the address, the variables and the unsubscribe link. The body is composed
    * when the message is sent (CampaignComposer), so the queue does not hold a copy of it per person.
    */
-  private messageFor(campaign: Campaign, person: AudienceMember): EmailMessage {
+  private messageFor(campaign: Campaign, person: AudienceMember, linkBase: string): EmailMessage {
     const variables: CampaignMessageVariables = {
       firstName: person.firstName,
       lastName: person.lastName,
@@ -125,22 +129,30 @@ export class CampaignPlanner {
       // Adds List-Unsubscribe and the RFC 8058 one-click header (POST /unsubscribe/{token}); also the
       // template's {{unsubscribeUrl}}.
       // The campaign's topic in the link: the one-click POST drops that topic only.
-      unsubscribeUrl: this.unsubscribeLinks.url({
-        contactId: person._id,
-        appId: campaign.appId,
-        ...(campaign.topic ? { topic: campaign.topic } : {}),
-      }),
+      unsubscribeUrl: this.unsubscribeLinks.url(
+        {
+          contactId: person._id,
+          appId: campaign.appId,
+          ...(campaign.topic ? { topic: campaign.topic } : {}),
+        },
+        linkBase,
+      ),
     };
   }
 
-  /** Where `/c/{token}` may send a campaign's clicks: the link table fixed when it was sent. */
+  /**
+   * Where `/c/{token}` may send a campaign's clicks: the link table fixed when it was sent. A test copy's
+   * click (`draft`) follows a draft's links as they are now (the same split the send will fix).
+   */
   @ClickTargetSource()
-  async linkTable(campaignId: string): Promise<string[] | null> {
+  async linkTable(campaignId: string, options: { draft?: boolean } = {}): Promise<string[] | null> {
     if (!isValidObjectId(campaignId)) return null;
     const campaign = await this.campaigns
-      .findById(campaignId, { links: 1, status: 1 })
-      .lean<Pick<Campaign, 'links' | 'status'>>()
+      .findById(campaignId, { links: 1, status: 1, htmlContent: 1 })
+      .lean<Pick<Campaign, 'links' | 'status' | 'htmlContent'>>()
       .exec();
-    return campaign && campaign.status !== 'draft' ? campaign.links : null;
+    if (!campaign) return null;
+    if (campaign.status !== 'draft') return campaign.links;
+    return options.draft ? splitAtLinks(campaign.htmlContent).links : null;
   }
 }

@@ -3,6 +3,7 @@ import type { FieldSource } from '../../email/templates/template-engine';
 import { assertWithinLength, TemplateProblem } from '../../email/templates/template-limits';
 import { checkInSandbox, renderInSandbox } from '../../email/templates/template-sandbox';
 import { joinWithLinks, splitAtLinks, withOpenPixel } from '../../email/tracking/tracked-html';
+import { withUnsubscribeFooter, withUnsubscribeText } from './unsubscribe-footer';
 
 /** What a campaign's author writes: Handlebars sources. */
 export interface CampaignContent {
@@ -91,7 +92,12 @@ export class CampaignRenderer {
   ) {}
 
   /** Throws a `TemplateProblem` when a field is too long, does not compile or is over the budget. */
-  static async create(content: CampaignContent, tracked: boolean): Promise<CampaignRenderer> {
+  static async create(authored: CampaignContent, tracked: boolean): Promise<CampaignRenderer> {
+    const content = {
+      ...authored,
+      htmlContent: withUnsubscribeFooter(authored.htmlContent),
+      textContent: withUnsubscribeText(authored.textContent),
+    };
     let html = content.htmlContent;
     let links: string[] = [];
     if (tracked) {
@@ -106,10 +112,10 @@ export class CampaignRenderer {
       );
     }
     const fields = fieldsOf({ ...content, textContent: content.textContent ?? null }, html);
-    // The markers and the pixel are ours: only the author's characters count against the length limit.
-    assertWithinLength('subject', content.subject);
-    assertWithinLength('htmlContent', content.htmlContent);
-    if (content.textContent !== null) assertWithinLength('textContent', content.textContent);
+    // The markers, the pixel and the footer are ours: only the author's characters count against the limit.
+    assertWithinLength('subject', authored.subject);
+    assertWithinLength('htmlContent', authored.htmlContent);
+    if (authored.textContent !== null) assertWithinLength('textContent', authored.textContent);
     await checkInSandbox(fields);
     return new CampaignRenderer(links, fields);
   }

@@ -159,8 +159,9 @@ export class CampaignsController {
     summary: 'Send one test copy of a draft to an address (409 once sent)',
     description:
       `To a user of this service, or to any other address at most ${OUTSIDE_TESTS_PER_WINDOW} times per ` +
-      'hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the ' +
-      '`List-Unsubscribe` headers, like the campaign’s own messages.',
+      'hour per sending user (429 beyond). Rendered like the real send: every variable filled (`variables`, ' +
+      'else the app’s first subscriber’s names), the same headers, and tracking links and pixel on the ' +
+      'app’s link domain that work but are not counted.',
   })
   @ApiOkEnvelope(CampaignTestView, { message: 'Test e-mail queued for ada@example.com' })
   @ApiErrors(HttpStatus.BAD_REQUEST, HttpStatus.NOT_FOUND, HttpStatus.TOO_MANY_REQUESTS)
@@ -172,7 +173,7 @@ export class CampaignsController {
     @CurrentUser() user: AuthUser,
   ) {
     return ok(
-      await this.campaigns.test(appId, id, dto.email, user.id),
+      await this.campaigns.test(appId, id, dto.email, user.id, dto.variables),
       `Test e-mail queued for ${dto.email}`,
     );
   }

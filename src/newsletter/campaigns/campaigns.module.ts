@@ -17,6 +17,7 @@ import { CampaignsController } from './campaigns.controller';
 import { CampaignsService } from './campaigns.service';
 import { Campaign, CampaignSchema } from './schemas/campaign.schema';
 import { UsersModule } from '../../users/users.module';
+import { SenderDomainsModule } from '../../sender-domains/sender-domains.module';
 
 /**
  * Newsletter campaigns (docs/architecture.md "Campaigns"): the admin routes, the scheduler of scheduled
@@ -33,6 +34,7 @@ import { UsersModule } from '../../users/users.module';
     NewsletterTemplatesModule,
     SegmentsModule,
     UsersModule,
+    SenderDomainsModule,
   ],
   controllers: [CampaignsController],
   providers: [

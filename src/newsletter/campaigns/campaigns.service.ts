@@ -10,7 +10,14 @@ import { CAMPAIGN_TEMPLATE_SOURCE, type CampaignTemplateSource } from './campaig
 import { ContactsService } from '../../contacts/contacts.service';
 import { UnsubscribeLinks } from '../../contacts/unsubscribe/unsubscribe-links';
 import { TemplateProblem } from '../../email/templates/template-limits';
-import { type CampaignContent, CampaignRenderer, templateProblem } from './campaign-renderer';
+import { TrackingLinks } from '../../email/tracking/tracking-links';
+import { LinkDomains } from '../../sender-domains/link-domains';
+import {
+  type CampaignContent,
+  CampaignRenderer,
+  type RecipientVariables,
+  templateProblem,
+} from './campaign-renderer';
 import { CampaignTestRecipients } from './campaign-test-recipients';
 import { NewsletterTopicsService } from '../../contacts/topics/newsletter-topics.service';
 import { SegmentsService } from '../segments/segments.service';
@@ -19,6 +26,7 @@ import {
   type ListCampaignsQuery,
   SCHEDULE_MAX_AHEAD_MS,
   type UpdateCampaignDto,
+  type SampleVariables,
 } from './dto/campaign.dto';
 import { Campaign } from './schemas/campaign.schema';
 
@@ -53,6 +61,8 @@ export class CampaignsService {
     private readonly unsubscribeLinks: UnsubscribeLinks,
     private readonly segments: SegmentsService,
     private readonly topics: NewsletterTopicsService,
+    private readonly linkDomains: LinkDomains,
+    private readonly tracking: TrackingLinks,
   ) {}
 
   async list(
@@ -252,25 +262,40 @@ export class CampaignsService {
 
   /**
    * One copy of a draft to `email`, subject marked as a test: to a user of this service, or within the
-   * sender's small budget for other addresses (CampaignTestRecipients). Sent like a campaign message (the
-   * recipient's unsubscribe link in `{{unsubscribeUrl}}` and in the `List-Unsubscribe` headers) but
-   * transactional (suppression only, docs/decisions/campaigns-people-joinlist-unsubscribe.md), without
-   * tracking, and not in the statistics. Only a draft: once sent, its content is fixed and a copy proofs
-   * nothing.
+   * sender's small budget for other addresses (CampaignTestRecipients). It is the real message but for the
+   * subject: every variable has a value (`sample`, else the app's first subscriber's names; `email` is the
+   * recipient's own), its links and pixel are tracking URLs on the app's link domain (marked as a test's:
+   * followed, never counted), with the recipient's unsubscribe link and the broadcast headers. It is queued
+   * as transactional (suppression only, docs/decisions/campaigns-people-joinlist-unsubscribe.md) and stays
+   * out of the statistics. Only a draft: once sent, its content is fixed and a copy proofs nothing.
    */
-  async test(appId: string, id: string, email: string, userId: string): Promise<{ jobId: string }> {
+  async test(
+    appId: string,
+    id: string,
+    email: string,
+    userId: string,
+    sample: SampleVariables = {},
+  ): Promise<{ jobId: string }> {
     const campaign = await this.get(appId, id);
     if (campaign.status !== 'draft') throw new ConflictException(NOT_A_DRAFT_TEST);
     // Compiled (or found compiled) before anything is counted: a refused template costs no budget.
-    const renderer = await rendererOf(campaign, false);
+    const renderer = await rendererOf(campaign, true);
     await this.testRecipients.admit(userId, email);
     const contact = await this.contacts.findOrCreate(email);
-    const unsubscribeUrl = this.unsubscribeLinks.url({
-      contactId: String(contact._id),
-      appId,
-      ...(campaign.topic ? { topic: campaign.topic } : {}),
-    });
-    const rendered = await renderer.render({ firstName: null, lastName: null, email, unsubscribeUrl });
+    const base = await this.linkDomains.baseUrlOf(appId);
+    const unsubscribeUrl = this.unsubscribeLinks.url(
+      { contactId: String(contact._id), appId, ...(campaign.topic ? { topic: campaign.topic } : {}) },
+      base,
+    );
+    const names = await this.sampleNames(appId, sample);
+    const target = { campaignId: id, contactId: String(contact._id), appId, test: true };
+    const rendered = await renderer.render(
+      { ...names, email, unsubscribeUrl },
+      {
+        links: renderer.links.map((_, linkIndex) => this.tracking.clickUrl({ ...target, linkIndex }, base)),
+        open: this.tracking.openUrl(target, base),
+      },
+    );
     const job = await this.email.enqueueEmail(
       {
         to: email,
@@ -279,10 +304,29 @@ export class CampaignsService {
         html: rendered.html,
         text: rendered.text,
         unsubscribeUrl,
+        broadcastOf: id,
       },
       { priority: TEST_PRIORITY },
     );
     return { jobId: job.id };
+  }
+
+  /** The names a test copy shows: the ones given, else the app's first subscriber's. */
+  private async sampleNames(
+    appId: string,
+    sample: SampleVariables,
+  ): Promise<Pick<RecipientVariables, 'firstName' | 'lastName'>> {
+    let first: { firstName: string | null; lastName: string | null } | undefined;
+    if (sample.firstName === undefined || sample.lastName === undefined) {
+      for await (const batch of this.contacts.audience(appId, null, 1)) {
+        first = batch[0];
+        break;
+      }
+    }
+    return {
+      firstName: sample.firstName ?? first?.firstName ?? null,
+      lastName: sample.lastName ?? first?.lastName ?? null,
+    };
   }
 
   /** 400 naming the field: the segment and the topic must be the app's. */

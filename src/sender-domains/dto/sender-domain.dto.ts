@@ -38,6 +38,15 @@ export class DnsRecordView {
   @ApiProperty({ example: 'v=DKIM1; k=rsa; p=MIIBIjAN…' }) value: string;
   @ApiPropertyOptional({ enum: ['pending', 'verified', 'missing', 'mismatch', 'unknown'] })
   state?: RecordState;
+  @ApiPropertyOptional({
+    enum: ['signing', 'next', 'previous'],
+    description: 'DKIM records: the key that signs, a rotation’s next key, or the key it replaced',
+  })
+  key?: 'signing' | 'next' | 'previous';
+  @ApiPropertyOptional({
+    description: 'The replaced key’s record after its overlap (DKIM_KEY_OVERLAP_DAYS): delete it from DNS',
+  })
+  removable?: boolean;
 }
 
 export class SenderDomainView {
@@ -64,9 +73,16 @@ export function toSenderDomainView(
     selector: domain.dkim.selector,
     records: records.map((record) => ({
       ...record,
-      state: record.state ?? domain.recordStates?.[record.purpose] ?? 'pending',
+      state: record.state ?? storedState(domain, record) ?? 'pending',
     })),
     checkedAt: domain.checkedAt,
     createdAt: domain.createdAt,
   };
+}
+
+/** What the last check found for a record: DKIM records by their selector (a rotation lists several). */
+function storedState(domain: SenderDomain, record: DnsRecord): RecordState | undefined {
+  if (record.purpose !== 'dkim') return domain.recordStates?.[record.purpose];
+  const byKey = domain.keyStates?.[record.name.split('.')[0]];
+  return byKey ?? (record.key === 'signing' ? domain.recordStates?.dkim : undefined);
 }

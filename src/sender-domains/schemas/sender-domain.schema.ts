@@ -26,6 +26,11 @@ export class DkimKey {
   createdAt: Date;
 }
 
+/** A key that signed before a rotation: its record stays published until `retiresAt`, then may go. */
+export class RetiringDkimKey extends DkimKey {
+  retiresAt: Date;
+}
+
 /** A domain an app sends from, with the records the operator publishes and what the last check found. */
 @Schema({ collection: SENDER_DOMAINS_COLLECTION, timestamps: true })
 export class SenderDomain {
@@ -37,7 +42,13 @@ export class SenderDomain {
   @Prop({ required: true, default: 'pending' }) state: DomainState;
   /** The key that signs; its selector names it in DNS. */
   @Prop({ type: Object, required: true }) dkim: DkimKey;
+  /** A rotation's new key: it signs once its own record is verified (docs/operations/sending-domains.md). */
+  @Prop({ type: Object }) nextDkim?: DkimKey;
+  /** The key the last rotation replaced, kept published for the overlap. */
+  @Prop({ type: Object }) previousDkim?: RetiringDkimKey;
+  /** `dkim` is the signing key's record; the others of a rotation are by selector in `keyStates`. */
   @Prop({ type: Object, default: () => ({}) }) recordStates: Partial<Record<RecordPurpose, RecordState>>;
+  @Prop({ type: Object }) keyStates?: Record<string, RecordState>;
   @Prop() checkedAt?: Date;
 
   createdAt: Date;

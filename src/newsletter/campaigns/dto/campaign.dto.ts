@@ -5,12 +5,17 @@ import {
   IsISO8601,
   IsMongoId,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
   MaxLength,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
+
+/** A sample name's longest (the contact record's names are as long). */
+const SAMPLE_NAME_MAX = 100;
 import { TOPIC_KEY_PATTERN } from '../../../contacts/topics/topic-rules';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
 import { Omittable } from '../../../common/validation/omittable.decorator';
@@ -156,11 +161,36 @@ export class ListCampaignsQuery extends PaginationQueryDto {
   status?: CampaignStatus;
 }
 
+/** Values a test copy shows for the per-person variables (each else the app's first subscriber's). */
+export class SampleVariables {
+  @ApiPropertyOptional({ maxLength: SAMPLE_NAME_MAX, example: 'Ada' })
+  @Omittable()
+  @IsString()
+  @MaxLength(SAMPLE_NAME_MAX)
+  firstName?: string;
+
+  @ApiPropertyOptional({ maxLength: SAMPLE_NAME_MAX, example: 'Lovelace' })
+  @Omittable()
+  @IsString()
+  @MaxLength(SAMPLE_NAME_MAX)
+  lastName?: string;
+}
+
 export class TestCampaignDto {
   @ApiProperty({ format: 'email', maxLength: 254 })
   @Transform(trim)
   @IsEmailAddress()
   email: string;
+
+  @ApiPropertyOptional({
+    type: SampleVariables,
+    description: 'Values for `{{firstName}}` and `{{lastName}}`; absent: the app’s first subscriber’s',
+  })
+  @Omittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SampleVariables)
+  variables?: SampleVariables;
 }
 
 export class CampaignStatsView {
