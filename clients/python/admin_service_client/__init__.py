@@ -210,6 +210,8 @@ __all__ = [
     "ResumeCampaign200Response",
     "RevokeApiKey200Response",
     "RotateAppKey200Response",
+    "RotateSenderDomainKey200Response",
+    "SampleVariables",
     "ScheduleCampaign200Response",
     "ScheduleCampaignDto",
     "SecondFactorCodeDto",
@@ -483,6 +485,8 @@ from admin_service_client.models.request_magic_link_dto import RequestMagicLinkD
 from admin_service_client.models.resume_campaign200_response import ResumeCampaign200Response as ResumeCampaign200Response
 from admin_service_client.models.revoke_api_key200_response import RevokeApiKey200Response as RevokeApiKey200Response
 from admin_service_client.models.rotate_app_key200_response import RotateAppKey200Response as RotateAppKey200Response
+from admin_service_client.models.rotate_sender_domain_key200_response import RotateSenderDomainKey200Response as RotateSenderDomainKey200Response
+from admin_service_client.models.sample_variables import SampleVariables as SampleVariables
 from admin_service_client.models.schedule_campaign200_response import ScheduleCampaign200Response as ScheduleCampaign200Response
 from admin_service_client.models.schedule_campaign_dto import ScheduleCampaignDto as ScheduleCampaignDto
 from admin_service_client.models.second_factor_code_dto import SecondFactorCodeDto as SecondFactorCodeDto

@@ -344,6 +344,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/sender-domains/{id}/rotate-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new DKIM key with a new selector; it signs once its record verifies, the old record stays listed until DKIM_KEY_OVERLAP_DAYS after that */
+        post: operations["rotateSenderDomainKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/sender-domains/{id}": {
         parameters: {
             query?: never;
@@ -1448,7 +1465,7 @@ export interface paths {
         put?: never;
         /**
          * E-mail a single-use sign-in link (15 minutes) to an end user of an active app
-         * @description Always the same 200 for a valid body and an active app, whether or not the address is known. At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
+         * @description Always the same 200 for a valid body and an active app, whether or not the address is known; 422 when the address hard-bounced (no mail reaches it, so none is sent). At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -1722,7 +1739,7 @@ export interface paths {
         put?: never;
         /**
          * Send one test copy of a draft to an address (409 once sent)
-         * @description To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the `List-Unsubscribe` headers, like the campaign’s own messages.
+         * @description To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Rendered like the real send: every variable filled (`variables`, else the app’s first subscriber’s names), the same headers, and tracking links and pixel on the app’s link domain that work but are not counted.
          */
         post: operations["testCampaign"];
         delete?: never;
@@ -1814,7 +1831,7 @@ export interface paths {
         };
         /**
          * Open pixel: a 1×1 GIF, records an opened event
-         * @description Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one. A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
+         * @description Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one (on an app's link domain, a token not of that app is a 404). A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
          */
         get: operations["trackOpen"];
         put?: never;
@@ -1974,6 +1991,11 @@ export interface components {
             _id: string;
             /** @enum {string} */
             type: "email.send" | "email.batch.plan";
+            /**
+             * @description Its lane of the queue; a job queued before streams: broadcast when of a campaign
+             * @enum {string}
+             */
+            stream: "transactional" | "broadcast";
             /** @enum {string} */
             status: "pending" | "processing" | "completed" | "failed" | "dead";
             /** @description Higher runs first */
@@ -2321,7 +2343,7 @@ export interface components {
             /** @description From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM) */
             sender?: components["schemas"]["AppSenderDto"];
             /**
-             * @description Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users
+             * @description Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, sender-domains, templates, tickets, unsubscribe, users
              * @example my-shop
              */
             id: string;
@@ -2381,6 +2403,13 @@ export interface components {
             value: string;
             /** @enum {string} */
             state?: "pending" | "verified" | "missing" | "mismatch" | "unknown";
+            /**
+             * @description DKIM records: the key that signs, a rotation’s next key, or the key it replaced
+             * @enum {string}
+             */
+            key?: "signing" | "next" | "previous";
+            /** @description The replaced key’s record after its overlap (DKIM_KEY_OVERLAP_DAYS): delete it from DNS */
+            removable?: boolean;
         };
         SenderDomainView: {
             /** @example 6561f0c2a1b2c3d4e5f60718 */
@@ -4030,12 +4059,20 @@ export interface components {
              */
             jobId: string;
         };
+        SampleVariables: {
+            /** @example Ada */
+            firstName?: string;
+            /** @example Lovelace */
+            lastName?: string;
+        };
         TestCampaignDto: {
             /**
              * Format: email
              * @description An e-mail address: a dot-atom local part of at most 64 characters (no quotes, spaces or control characters), @, a domain name
              */
             email: string;
+            /** @description Values for `{{firstName}}` and `{{lastName}}`; absent: the app’s first subscriber’s */
+            variables?: components["schemas"]["SampleVariables"];
         };
         CampaignResumeView: {
             /** @description Held messages queued again */
@@ -4424,6 +4461,7 @@ export interface operations {
                 after?: string;
                 status?: "pending" | "processing" | "completed" | "failed" | "dead";
                 type?: "email.send" | "email.batch.plan";
+                stream?: "transactional" | "broadcast";
                 campaignId?: string;
             };
             header?: never;
@@ -7609,6 +7647,139 @@ export interface operations {
                         success: boolean;
                         data: components["schemas"]["SenderDomainView"];
                         /** @example Sender domain checked */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the offending fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The credentials do not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Your role does not allow this operation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Sender domain not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (600 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A path segment is longer than 600 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too Many Requests: retry after the seconds in Retry-After"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description Unexpected error; the message carries an errorId that is also in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error (errorId: 0b6a3c2e-5d1f-4c1e-9a8b-2f1e0c9d7a64)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+        };
+    };
+    rotateSenderDomainKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["SenderDomainView"];
+                        /** @example DKIM key rotation started */
                         message?: string;
                     };
                 };
@@ -11395,6 +11566,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
+            /** @description The address hard-bounced */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No e-mail is sent: this address does not accept mail (an earlier message to it bounced)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -11773,7 +11959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
-            /** @description Not found (unknown, malformed or other-tenant ids all answer this) */
+            /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11871,7 +12057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
-            /** @description Not found (unknown, malformed or other-tenant ids all answer this) */
+            /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11969,7 +12155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
-            /** @description Not found (unknown, malformed or other-tenant ids all answer this) */
+            /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12067,7 +12253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
-            /** @description Not found (unknown, malformed or other-tenant ids all answer this) */
+            /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19736,6 +19922,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
+            /** @description The address hard-bounced */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No e-mail is sent: this address does not accept mail (an earlier message to it bounced)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -20038,6 +20239,21 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorSchema"];
+                };
+            };
+            /** @description The address hard-bounced */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No e-mail is sent: this address does not accept mail (an earlier message to it bounced)"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
@@ -24256,7 +24472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorSchema"];
                 };
             };
-            /** @description Not found (unknown, malformed or other-tenant ids all answer this) */
+            /** @description Only on an app's link domain: a token that is not that app's (forged or another app's) */
             404: {
                 headers: {
                     [name: string]: unknown;

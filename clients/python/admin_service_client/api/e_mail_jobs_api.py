@@ -603,6 +603,7 @@ class EMailJobsApi:
         after: Annotated[Optional[Annotated[str, Field(strict=True, max_length=1000)]], Field(description="`pagination.next` of the page read before: the list continues after its last record (any depth); `page`, `total` and `pages` then count from there")] = None,
         status: Optional[StrictStr] = None,
         type: Optional[StrictStr] = None,
+        stream: Optional[StrictStr] = None,
         campaign_id: Optional[StrictStr] = None,
         _request_timeout: Union[
             None,
@@ -630,6 +631,8 @@ class EMailJobsApi:
         :type status: str
         :param type:
         :type type: str
+        :param stream:
+        :type stream: str
         :param campaign_id:
         :type campaign_id: str
         :param _request_timeout: timeout setting for this request. If one
@@ -660,6 +663,7 @@ class EMailJobsApi:
             after=after,
             status=status,
             type=type,
+            stream=stream,
             campaign_id=campaign_id,
             _request_auth=_request_auth,
             _content_type=_content_type,
@@ -694,6 +698,7 @@ class EMailJobsApi:
         after: Annotated[Optional[Annotated[str, Field(strict=True, max_length=1000)]], Field(description="`pagination.next` of the page read before: the list continues after its last record (any depth); `page`, `total` and `pages` then count from there")] = None,
         status: Optional[StrictStr] = None,
         type: Optional[StrictStr] = None,
+        stream: Optional[StrictStr] = None,
         campaign_id: Optional[StrictStr] = None,
         _request_timeout: Union[
             None,
@@ -721,6 +726,8 @@ class EMailJobsApi:
         :type status: str
         :param type:
         :type type: str
+        :param stream:
+        :type stream: str
         :param campaign_id:
         :type campaign_id: str
         :param _request_timeout: timeout setting for this request. If one
@@ -751,6 +758,7 @@ class EMailJobsApi:
             after=after,
             status=status,
             type=type,
+            stream=stream,
             campaign_id=campaign_id,
             _request_auth=_request_auth,
             _content_type=_content_type,
@@ -785,6 +793,7 @@ class EMailJobsApi:
         after: Annotated[Optional[Annotated[str, Field(strict=True, max_length=1000)]], Field(description="`pagination.next` of the page read before: the list continues after its last record (any depth); `page`, `total` and `pages` then count from there")] = None,
         status: Optional[StrictStr] = None,
         type: Optional[StrictStr] = None,
+        stream: Optional[StrictStr] = None,
         campaign_id: Optional[StrictStr] = None,
         _request_timeout: Union[
             None,
@@ -812,6 +821,8 @@ class EMailJobsApi:
         :type status: str
         :param type:
         :type type: str
+        :param stream:
+        :type stream: str
         :param campaign_id:
         :type campaign_id: str
         :param _request_timeout: timeout setting for this request. If one
@@ -842,6 +853,7 @@ class EMailJobsApi:
             after=after,
             status=status,
             type=type,
+            stream=stream,
             campaign_id=campaign_id,
             _request_auth=_request_auth,
             _content_type=_content_type,
@@ -871,6 +883,7 @@ class EMailJobsApi:
         after,
         status,
         type,
+        stream,
         campaign_id,
         _request_auth,
         _content_type,
@@ -913,6 +926,10 @@ class EMailJobsApi:
         if type is not None:
             
             _query_params.append(('type', type))
+            
+        if stream is not None:
+            
+            _query_params.append(('stream', stream))
             
         if campaign_id is not None:
             

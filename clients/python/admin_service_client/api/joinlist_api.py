@@ -375,6 +375,7 @@ class JoinlistApi:
             '403': "ErrorSchema",
             '413': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -452,6 +453,7 @@ class JoinlistApi:
             '403': "ErrorSchema",
             '413': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -529,6 +531,7 @@ class JoinlistApi:
             '403': "ErrorSchema",
             '413': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }

@@ -58,7 +58,7 @@ class MagicLinkApi:
     ) -> DoneSchema:
         """E-mail a single-use sign-in link (15 minutes) to an end user of an active app
 
-        Always the same 200 for a valid body and an active app, whether or not the address is known. At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
+        Always the same 200 for a valid body and an active app, whether or not the address is known; 422 when the address hard-bounced (no mail reaches it, so none is sent). At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
 
         :param request_magic_link_dto: (required)
         :type request_magic_link_dto: RequestMagicLinkDto
@@ -98,6 +98,7 @@ class MagicLinkApi:
             '404': "ErrorSchema",
             '413': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -131,7 +132,7 @@ class MagicLinkApi:
     ) -> ApiResponse[DoneSchema]:
         """E-mail a single-use sign-in link (15 minutes) to an end user of an active app
 
-        Always the same 200 for a valid body and an active app, whether or not the address is known. At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
+        Always the same 200 for a valid body and an active app, whether or not the address is known; 422 when the address hard-bounced (no mail reaches it, so none is sent). At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
 
         :param request_magic_link_dto: (required)
         :type request_magic_link_dto: RequestMagicLinkDto
@@ -171,6 +172,7 @@ class MagicLinkApi:
             '404': "ErrorSchema",
             '413': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -204,7 +206,7 @@ class MagicLinkApi:
     ) -> RESTResponseType:
         """E-mail a single-use sign-in link (15 minutes) to an end user of an active app
 
-        Always the same 200 for a valid body and an active app, whether or not the address is known. At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
+        Always the same 200 for a valid body and an active app, whether or not the address is known; 422 when the address hard-bounced (no mail reaches it, so none is sent). At most 5 requests per minute per client IP (429); at most 3 links per address and app in 15 minutes (further requests answer the same 200 and send nothing).
 
         :param request_magic_link_dto: (required)
         :type request_magic_link_dto: RequestMagicLinkDto
@@ -244,6 +246,7 @@ class MagicLinkApi:
             '404': "ErrorSchema",
             '413': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }

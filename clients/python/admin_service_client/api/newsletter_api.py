@@ -6908,6 +6908,7 @@ class NewsletterApi:
             '413': "ErrorSchema",
             '414': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -6987,6 +6988,7 @@ class NewsletterApi:
             '413': "ErrorSchema",
             '414': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -7066,6 +7068,7 @@ class NewsletterApi:
             '413': "ErrorSchema",
             '414': "ErrorSchema",
             '415': "ErrorSchema",
+            '422': "ErrorSchema",
             '429': "ErrorSchema",
             '500': "ErrorSchema",
         }
@@ -7177,7 +7180,7 @@ class NewsletterApi:
     ) -> TestCampaign200Response:
         """Send one test copy of a draft to an address (409 once sent)
 
-        To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the `List-Unsubscribe` headers, like the campaign’s own messages.
+        To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Rendered like the real send: every variable filled (`variables`, else the app’s first subscriber’s names), the same headers, and tracking links and pixel on the app’s link domain that work but are not counted.
 
         :param app_id: (required)
         :type app_id: str
@@ -7262,7 +7265,7 @@ class NewsletterApi:
     ) -> ApiResponse[TestCampaign200Response]:
         """Send one test copy of a draft to an address (409 once sent)
 
-        To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the `List-Unsubscribe` headers, like the campaign’s own messages.
+        To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Rendered like the real send: every variable filled (`variables`, else the app’s first subscriber’s names), the same headers, and tracking links and pixel on the app’s link domain that work but are not counted.
 
         :param app_id: (required)
         :type app_id: str
@@ -7347,7 +7350,7 @@ class NewsletterApi:
     ) -> RESTResponseType:
         """Send one test copy of a draft to an address (409 once sent)
 
-        To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Sent with the recipient’s unsubscribe link and the `List-Unsubscribe` headers, like the campaign’s own messages.
+        To a user of this service, or to any other address at most 10 times per hour per sending user (429 beyond). Rendered like the real send: every variable filled (`variables`, else the app’s first subscriber’s names), the same headers, and tracking links and pixel on the app’s link domain that work but are not counted.
 
         :param app_id: (required)
         :type app_id: str

@@ -329,7 +329,7 @@ class TrackingApi:
     ) -> bytearray:
         """Open pixel: a 1×1 GIF, records an opened event
 
-        Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one. A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
+        Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one (on an app's link domain, a token not of that app is a 404). A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
 
         :param token: Signed open token, optionally followed by `.gif` (required)
         :type token: str
@@ -401,7 +401,7 @@ class TrackingApi:
     ) -> ApiResponse[bytearray]:
         """Open pixel: a 1×1 GIF, records an opened event
 
-        Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one. A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
+        Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one (on an app's link domain, a token not of that app is a 404). A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
 
         :param token: Signed open token, optionally followed by `.gif` (required)
         :type token: str
@@ -473,7 +473,7 @@ class TrackingApi:
     ) -> RESTResponseType:
         """Open pixel: a 1×1 GIF, records an opened event
 
-        Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one. A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
+        Always the same GIF with `Cache-Control: no-store`, whatever the token: nothing tells a valid token from an invalid one (on an app's link domain, a token not of that app is a 404). A genuine token records an `opened` event (buffered, written within a second), except a repeat within a minute or beyond the message's 50th open. HEAD records nothing.
 
         :param token: Signed open token, optionally followed by `.gif` (required)
         :type token: str

@@ -36,7 +36,7 @@ class CreateAppDto(BaseModel):
     allowed_origins: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=255)]], Field(max_length=50)]] = Field(default=None, description="Origins allowed to use the publishable key (replaces the whole list on update)", alias="allowedOrigins")
     active: Optional[StrictBool] = True
     sender: Optional[AppSenderDto] = Field(default=None, description="From, name and Reply-To of the mail of the app (null on update: back to MAIL_FROM)")
-    id: Annotated[str, Field(strict=True, max_length=64)] = Field(description="Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, templates, tickets, unsubscribe, users")
+    id: Annotated[str, Field(strict=True, max_length=64)] = Field(description="Not a route name of the service: admin, api-keys, apps, audit-log, auth, c, chat-routing, contacts, docs, docs-json, email-events, email-jobs, health, joinlist, o, sender-domains, templates, tickets, unsubscribe, users")
     __properties: ClassVar[List[str]] = ["name", "description", "features", "chatChannels", "allowedOrigins", "active", "sender", "id"]
 
     @field_validator('id')

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -31,7 +31,9 @@ class DnsRecordView(BaseModel):
     name: StrictStr
     value: StrictStr
     state: Optional[StrictStr] = None
-    __properties: ClassVar[List[str]] = ["purpose", "type", "name", "value", "state"]
+    key: Optional[StrictStr] = Field(default=None, description="DKIM records: the key that signs, a rotation’s next key, or the key it replaced")
+    removable: Optional[StrictBool] = Field(default=None, description="The replaced key’s record after its overlap (DKIM_KEY_OVERLAP_DAYS): delete it from DNS")
+    __properties: ClassVar[List[str]] = ["purpose", "type", "name", "value", "state", "key", "removable"]
 
     @field_validator('purpose')
     def purpose_validate_enum(cls, value):
@@ -55,6 +57,16 @@ class DnsRecordView(BaseModel):
 
         if value not in set(['pending', 'verified', 'missing', 'mismatch', 'unknown']):
             raise ValueError("must be one of enum values ('pending', 'verified', 'missing', 'mismatch', 'unknown')")
+        return value
+
+    @field_validator('key')
+    def key_validate_enum(cls, value):
+        """Validates the enum"""
+        if value is None:
+            return value
+
+        if value not in set(['signing', 'next', 'previous']):
+            raise ValueError("must be one of enum values ('signing', 'next', 'previous')")
         return value
 
     model_config = ConfigDict(
@@ -112,7 +124,9 @@ class DnsRecordView(BaseModel):
             "type": obj.get("type"),
             "name": obj.get("name"),
             "value": obj.get("value"),
-            "state": obj.get("state")
+            "state": obj.get("state"),
+            "key": obj.get("key"),
+            "removable": obj.get("removable")
         })
         return _obj
 

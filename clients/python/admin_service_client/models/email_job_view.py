@@ -29,6 +29,7 @@ class EmailJobView(BaseModel):
     """ # noqa: E501
     storage_id: StrictStr = Field(alias="_id")
     type: StrictStr
+    stream: StrictStr = Field(description="Its lane of the queue; a job queued before streams: broadcast when of a campaign")
     status: StrictStr
     priority: Union[StrictFloat, StrictInt] = Field(description="Higher runs first")
     payload: Dict[str, Any] = Field(description="The message (or batch plan) as queued, redacted: sealed secrets (`sealed`), rendered bodies (`html`, `text`) and unsubscribe links (`unsubscribeUrl`, also among `variables`) read `\"[redacted]\"`. A sign-in link's token is never returned.")
@@ -46,13 +47,20 @@ class EmailJobView(BaseModel):
     completed_at: Optional[datetime] = Field(default=None, alias="completedAt")
     created_at: datetime = Field(alias="createdAt")
     updated_at: datetime = Field(alias="updatedAt")
-    __properties: ClassVar[List[str]] = ["_id", "type", "status", "priority", "payload", "result", "attempts", "maxAttempts", "lastError", "unknownOutcomes", "idempotencyKey", "appId", "campaignId", "messageId", "scheduledAt", "startedAt", "completedAt", "createdAt", "updatedAt"]
+    __properties: ClassVar[List[str]] = ["_id", "type", "stream", "status", "priority", "payload", "result", "attempts", "maxAttempts", "lastError", "unknownOutcomes", "idempotencyKey", "appId", "campaignId", "messageId", "scheduledAt", "startedAt", "completedAt", "createdAt", "updatedAt"]
 
     @field_validator('type')
     def type_validate_enum(cls, value):
         """Validates the enum"""
         if value not in set(['email.send', 'email.batch.plan']):
             raise ValueError("must be one of enum values ('email.send', 'email.batch.plan')")
+        return value
+
+    @field_validator('stream')
+    def stream_validate_enum(cls, value):
+        """Validates the enum"""
+        if value not in set(['transactional', 'broadcast']):
+            raise ValueError("must be one of enum values ('transactional', 'broadcast')")
         return value
 
     @field_validator('status')
@@ -125,6 +133,7 @@ class EmailJobView(BaseModel):
         _obj = cls.model_validate({
             "_id": obj.get("_id"),
             "type": obj.get("type"),
+            "stream": obj.get("stream"),
             "status": obj.get("status"),
             "priority": obj.get("priority"),
             "payload": obj.get("payload"),

@@ -18,8 +18,9 @@ import re  # noqa: F401
 import json
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from typing import Any, ClassVar, Dict, List
+from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
+from admin_service_client.models.sample_variables import SampleVariables
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -28,7 +29,8 @@ class TestCampaignDto(BaseModel):
     TestCampaignDto
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An e-mail address: a dot-atom local part of at most 64 characters (no quotes, spaces or control characters), @, a domain name")
-    __properties: ClassVar[List[str]] = ["email"]
+    variables: Optional[SampleVariables] = Field(default=None, description="Values for `{{firstName}}` and `{{lastName}}`; absent: the app’s first subscriber’s")
+    __properties: ClassVar[List[str]] = ["email", "variables"]
 
     @field_validator('email')
     def email_validate_regular_expression(cls, value):
@@ -76,6 +78,9 @@ class TestCampaignDto(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # override the default output from pydantic by calling `to_dict()` of variables
+        if self.variables:
+            _dict['variables'] = self.variables.to_dict()
         return _dict
 
     @classmethod
@@ -88,7 +93,8 @@ class TestCampaignDto(BaseModel):
             return cls.model_validate(obj)
 
         _obj = cls.model_validate({
-            "email": obj.get("email")
+            "email": obj.get("email"),
+            "variables": SampleVariables.from_dict(obj["variables"]) if obj.get("variables") is not None else None
         })
         return _obj
 
