@@ -34,6 +34,9 @@ describe('E-mail streams', () => {
     smtp = await startSmtpServer();
     smtp.delayMs = 20;
     process.env.SMTP_URL = smtp.url;
+    // A held send never times out while the test runs: one lane for all mail then shows as a link that
+    // never arrives (the wait's deadline), not as one sent after the held sends gave up.
+    process.env.SMTP_SEND_TIMEOUT_MS = '600000';
     t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
     await resetDatabase(t.connection);
   });
@@ -41,6 +44,7 @@ describe('E-mail streams', () => {
     await t.close();
     await smtp.close();
     delete process.env.SMTP_URL;
+    delete process.env.SMTP_SEND_TIMEOUT_MS;
   });
 
   it('sends a magic link asked for mid-campaign before the rest of the campaign', async () => {
@@ -63,7 +67,11 @@ describe('E-mail streams', () => {
     const campaignMail = () => smtp.received.filter((mail) => mail.headers.subject === 'Autumn news').length;
     await waitFor(() => campaignMail() >= 20, { describe: () => `${campaignMail()} campaign mails sent` });
 
-    // The person asks for a sign-in link while the campaign is sending.
+    // From now on the provider holds every campaign message it is given: the broadcast lane's slots fill
+    // with sends that do not end. A sign-in link asked for then must still go out, on its own lane; with one
+    // lane for all mail it would wait behind the held sends for good.
+    const autumn = (mail: { headers: Record<string, string> }) => mail.headers.subject === 'Autumn news';
+    smtp.delayFor = (mail) => (autumn(mail) ? 10 * 60_000 : 0);
     const before = campaignMail();
     const res = await t.http.post('/auth/magic-link', { email: 'signin@example.com', appId });
     expect(res.status).toBe(200);
@@ -72,12 +80,11 @@ describe('E-mail streams', () => {
     const linkAt = () => smtp.received.findIndex((mail) => mail.to.includes('signin@example.com'));
     await waitFor(() => linkAt() >= 0, { describe: () => `${campaignMail()} campaign mails, no link` });
 
-    // Only the campaign's sends already in flight on its slots went out between the request and the link.
-    const campaignBefore = smtp.received
-      .slice(0, linkAt())
-      .filter((mail) => mail.headers.subject === 'Autumn news').length;
-    expect(campaignBefore - before).toBeLessThanOrEqual(BROADCAST_SLOTS + 1);
-    expect(campaignBefore).toBeLessThan(PEOPLE);
+    // Only campaign sends already answered on their way (at most one per slot) arrived in the meantime.
+    expect(campaignMail() - before).toBeLessThanOrEqual(BROADCAST_SLOTS);
+    expect(campaignMail()).toBeLessThan(PEOPLE);
+    smtp.delayFor = () => smtp.delayMs;
+    smtp.answerWaiting();
 
     await Promise.all([campaignRun, linkRun]);
     await worker.processDueJobs();

@@ -159,7 +159,7 @@ describe('Database round trips per request', () => {
   });
 
   describe('POST /joinlist', () => {
-    it('signs up a new person with one read of the app, one of the suppression list and of the template, one insert carrying the consent event, and the welcome job with its ledger entry', async () => {
+    it('signs up a new person with one read of the app, one of the suppression list, of the template and of the link domain, one insert carrying the consent event, and the welcome job with its ledger entry', async () => {
       const page = t.http.with({ 'x-app-key': app.publicKey, origin: ORIGIN, 'x-forwarded-for': nextIp() });
       let status = 0;
       const commands = await commandsDuring(t.connection, async () => {
@@ -175,6 +175,8 @@ describe('Database round trips per request', () => {
         'find apps',
         'find email_suppressions',
         'find email_templates',
+        // The app's link domain (src/sender-domains/link-domains.ts), kept 30 s per instance after this.
+        'find sender_domains',
         'insert contacts',
         'insert email_jobs',
         'insert email_messages',

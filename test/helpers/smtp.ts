@@ -34,6 +34,8 @@ export interface TestSmtpServer {
   acceptText: (mail: ReceivedMail) => string;
   /** Delay before answering each message, to keep deliveries in flight. */
   delayMs: number;
+  /** How long this message waits before its answer: `delayMs` unless a test holds some messages only. */
+  delayFor: (mail: ReceivedMail) => number;
   /** Answers now every message still waiting out `delayMs` (a send held until the test has seen enough). */
   answerWaiting(): void;
   /** Server errors other than connection resets by clients. */
@@ -77,6 +79,7 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
     rcptAttempts: [],
     acceptText: () => 'Queued',
     delayMs: 0,
+    delayFor: () => state.delayMs,
     serverErrors: [],
   };
   // Sessions whose connection has closed: a message answered after that was never acknowledged.
@@ -113,11 +116,12 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
             callback(error);
           }
         };
-        if (state.delayMs > 0) {
+        const delayMs = state.delayFor(mail);
+        if (delayMs > 0) {
           const timer = setTimeout(() => {
             waiting.delete(timer);
             answer();
-          }, state.delayMs);
+          }, delayMs);
           waiting.set(timer, {
             answer,
             refuse: () => {
