@@ -106,7 +106,8 @@ describe('A database outage', () => {
   });
 
   it('pauses both workers with one line when it goes and one when it returns', () => {
-    for (const worker of ['EmailWorker', 'ChatDeliveryWorker']) {
+    // The engine logs under each kind's name (src/email/jobs/email-kind.ts, src/chat/chat-kind.ts).
+    for (const worker of ['email worker', 'chat worker']) {
       expect(linesOf(warn, worker, /database is unreachable: claiming paused/)).toHaveLength(1);
       expect(linesOf(log, worker, /database is back after [\d.]+ s: claiming resumed/)).toHaveLength(1);
       // Nothing else failed loudly meanwhile: no failed run, no failed reaping.

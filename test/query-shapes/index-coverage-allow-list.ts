@@ -113,6 +113,14 @@ export const INDEX_COVERAGE_ALLOW_LIST: AllowListEntry[] = [
       'its `{campaignId, status, type}` index, a few values of type each',
   },
   {
+    collection: 'email_jobs',
+    filteredFields: ['campaignId', 'type'],
+    reason:
+      'the stream backfill at a worker’s first run (EmailJobStore.backfillStreams): the jobs without a ' +
+      'stream through the `{stream, createdAt}` index (none once done; every old job once, after the ' +
+      'upgrade), campaign and type checked on each',
+  },
+  {
     collection: 'email_events',
     filteredFields: ['type', 'bounceType'],
     reason:

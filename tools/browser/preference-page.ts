@@ -38,7 +38,8 @@ async function unsubscribeLinkFromOutbox(outbox: string): Promise<string> {
     for (const name of mails) {
       const raw = readFileSync(join(outbox, name), 'latin1').replace(/\r?\n[ \t]+/g, ' ');
       const link = /^List-Unsubscribe: <([^>]+)>/im.exec(raw);
-      if (link) return link[1];
+      // A long URL is folded inside its angle brackets, where whitespace does not count (RFC 2369).
+      if (link) return link[1].replace(/\s+/g, '');
     }
     await new Promise((done) => setTimeout(done, 250));
   }

@@ -35,13 +35,27 @@ export class EmailWorker extends PollingWorker<EmailKindTypes> {
     super(runtime, jobs);
   }
 
-  /** Before the first run: the jobs queued before streams existed get theirs (`backfillStreams`). */
-  override async onApplicationBootstrap(): Promise<void> {
-    if (this.settings().enabled) {
-      const given = await this.jobs.backfillStreams();
-      if (given > 0) this.logger.log(`${given} job(s) queued before streams were given their stream`);
+  /** Whether the jobs queued before streams existed have been given theirs (`backfillStreams`). */
+  private streamsGiven = false;
+
+  /**
+   * Before the first run: the jobs queued before streams existed get theirs (neither lane scans a job
+   * without one). Tried again at each run until it succeeds, so a database away at start-up delays it
+   * and never stops the process from starting.
+   */
+  override async processDue(): Promise<WorkerRunSummary> {
+    if (!this.streamsGiven) {
+      try {
+        const given = await this.jobs.backfillStreams();
+        this.streamsGiven = true;
+        if (given > 0) this.logger.log(`${given} job(s) queued before streams were given their stream`);
+      } catch (error) {
+        this.logger.warn(
+          `Jobs queued before streams not given theirs yet, tried again next run: ${(error as Error).message}`,
+        );
+      }
     }
-    await super.onApplicationBootstrap();
+    return super.processDue();
   }
 
   /** The run API the rest of the app and the tests know (the engine's `processDue`). */

@@ -66,17 +66,29 @@ const REFUSED: Record<string, string> = {
 
 type Node = hbs.AST.Node & Record<string, unknown>;
 
-/** Throws on the first refused statement; an explicit stack, so no template can overflow ours. */
+/**
+ * Blocks within blocks a template may nest. Real templates nest a handful; the compiler recurses per level,
+ * and whether 1,500 levels overflow its stack depended on how warm the JIT was, so the bound is counted.
+ */
+const MAX_NESTING = 100;
+
+/**
+ * Throws on the first refused statement or on nesting past MAX_NESTING; an explicit stack, so no template
+ * can overflow ours.
+ */
 function assertSupported(field: string, program: hbs.AST.Program): void {
-  const stack: Node[] = [program as unknown as Node];
+  const stack: { node: Node; depth: number }[] = [{ node: program as unknown as Node, depth: 0 }];
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const { node, depth } = stack.pop()!;
     const refused = REFUSED[node.type];
     if (refused) throw new FieldProblem(field, refused);
+    const childDepth = node.type === 'Program' ? depth + 1 : depth;
+    if (childDepth > MAX_NESTING)
+      throw new FieldProblem(field, `nests too deeply (over ${MAX_NESTING} levels)`);
     for (const value of Object.values(node)) {
       for (const child of Array.isArray(value) ? value : [value]) {
         if (child !== null && typeof child === 'object' && typeof (child as Node).type === 'string')
-          stack.push(child as Node);
+          stack.push({ node: child as Node, depth: childDepth });
       }
     }
   }
