@@ -170,6 +170,7 @@ describe('Newsletter audience: segments, topics, preferences, schedules', () => 
       await bad({ keepsTopics: ['no-such-topic'] }, 'keepsTopics');
       await bad({ neverOpened: true, openedWithinDays: 3 }, 'neverOpened');
       await bad({ unknownField: 1 }, 'unknownField');
+      await bad(undefined, 'filter is required');
 
       const campaign = await admin.http.post(campaigns(), {
         name: 'C',

@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
   IsISO8601,
@@ -120,6 +121,7 @@ export class CreateSegmentDto {
     type: SegmentFilterDto,
     description: 'Every field given narrows; `{}`: every active subscriber',
   })
+  @IsDefined({ message: 'filter is required ({} for every active subscriber)' })
   @ValidateNested()
   @Type(() => SegmentFilterDto)
   filter: SegmentFilterDto;
