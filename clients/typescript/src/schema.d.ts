@@ -23721,7 +23721,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "name must be shorter than or equal to 200 characters; name should not be empty; name must be a string"
+                     *       "error": "name must be shorter than or equal to 200 characters; name should not be empty; name must be a string; filter is required ({} for every active subscriber)"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorSchema"];
