@@ -5,10 +5,12 @@ import { WorkerHeartbeat } from '../src/queue/worker-heartbeat';
 import type { CommandSucceededEvent } from 'mongodb';
 import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
 import { monitorDatabaseCommands } from './helpers/db-commands';
+import { MongoFaultProxy } from './helpers/mongo-fault-proxy';
+import { waitFor } from './helpers/wait';
 import { ObjectId } from 'mongodb';
 import { kindTokens } from '../src/queue/kind-runtime';
 import { QueueModule } from '../src/queue/queue.module';
-import type { LeaseQueueStore } from '../src/queue/lease-queue.store';
+import type { LeaseQueueStore, Reaped } from '../src/queue/lease-queue.store';
 import type { PollingWorker } from '../src/queue/polling-worker';
 import {
   THUMBNAIL_KIND,
@@ -22,9 +24,14 @@ import {
 /**
  * The engine with a kind that is neither e-mail nor chat (test/queue-kind/thumbnail-kind.ts): its own
  * collection, status names and retry policy, declared in one object; the engine's retries, permanent
- * errors and lapse recovery apply to it unchanged.
+ * errors and lapse recovery apply to it unchanged. The service reaches the database through a
+ * wire-protocol proxy, so a test can lose the answer of one command.
  */
 describe('A third job kind on the lease-queue engine', () => {
+  const databaseUri = process.env.MONGODB_URI!;
+  let proxy: MongoFaultProxy;
+  /** Set: the next update of the thumbnails reaches the database and its answer is lost. */
+  let loseNextUpdateAnswer = false;
   let t: TestApp;
   const thumbnails = () => t.app.get<Model<Thumbnail>>(getModelToken(Thumbnail.name));
   const byId = (id: string) => thumbnails().findById(id).lean<Thumbnail>().orFail().exec();
@@ -40,10 +47,25 @@ describe('A third job kind on the lease-queue engine', () => {
 
   beforeAll(async () => {
     monitorDatabaseCommands();
+    proxy = await MongoFaultProxy.start(databaseUri, {
+      onCommand: (command) => {
+        if (!loseNextUpdateAnswer || command.name !== 'update' || command.collection !== 'test_thumbnails') {
+          return undefined;
+        }
+        loseNextUpdateAnswer = false;
+        return { kind: 'cut-after' };
+      },
+    });
+    process.env.MONGODB_URI = proxy.uriFor(databaseUri);
     t = await createTestApp({ imports: [ThumbnailKindModule] });
     await resetDatabase(t.connection);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.app.get(WorkerHeartbeat).stop();
+    await t.close();
+    await proxy.close();
+    process.env.MONGODB_URI = databaseUri;
+  });
 
   /** Runs the worker until no thumbnail is waiting (a retry's backoff is 1 ms). */
   async function drain(): Promise<void> {
@@ -136,6 +158,63 @@ describe('A third job kind on the lease-queue engine', () => {
     expect(read).toBe(1);
     expect(await byId(lapsed)).toMatchObject({ status: 'again' });
     expect(await thumbnails().countDocuments({ status: 'rendering' })).toBe(30);
+  });
+
+  it('a claim applied whose answer was lost: its own live worker releases it once the lease lapses, and runs it once', async () => {
+    const heartbeat = t.app.get(WorkerHeartbeat);
+    heartbeat.start();
+    const workers = t.connection.collection<{ _id: string }>('queue_workers');
+    await waitFor(async () => (await workers.countDocuments({ _id: heartbeat.id })) === 1, {
+      describe: () => 'the heartbeat was never written',
+    });
+    await thumbnails().deleteMany({});
+    const id = await add({ path: '/lost.png', script: 'ok' });
+
+    // The claim reaches the database, which applies it; the connection closes before its answer.
+    loseNextUpdateAnswer = true;
+    await expect(worker().processDue()).rejects.toThrow();
+    expect(loseNextUpdateAnswer).toBe(false);
+    const orphan = await byId(id);
+    expect(orphan).toMatchObject({ status: 'rendering', attempts: 1, workerId: heartbeat.id });
+    const leaseEnd = (orphan as Thumbnail & { leaseExpiresAt: Date }).leaseExpiresAt.getTime();
+
+    // Another process's reaper leaves it once its lease lapsed: its holder's heartbeat is fresh (judged now).
+    const fresh = {
+      lapsed: () => heartbeat.lapsed(new Date()),
+      holders: (ids: string[]) => heartbeat.holders(ids),
+    };
+    expect(await storeOf().reapLapsed(new Date(leaseEnd + 1), fresh)).toEqual([]);
+    // Its holder, which never learned it held it, gives it back once the lease lapses (1 s), not before,
+    // with the attempt not counted.
+    expect(await worker().reapLapsed(new Date(leaseEnd - 1))).toEqual([]);
+    let reaped: Reaped[] = [];
+    await waitFor(async () => (reaped = await worker().reapLapsed()).length > 0, {
+      describe: () => 'the orphan was never released',
+    });
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseEnd);
+    expect(reaped).toMatchObject([{ rule: { to: 'pending', uncount: true }, orphan: true }]);
+    expect(await byId(id)).toMatchObject({ status: 'queued', attempts: 0 });
+
+    expect(await worker().processDue()).toMatchObject({ ready: 1 });
+    expect(await byId(id)).toMatchObject({ status: 'ready', attempts: 1 });
+    expect(t.app.get(ThumbnailHandler).calls.get('/lost.png')).toBe(1);
+  });
+
+  it('never releases a job its own worker is still working on, however old the lease', async () => {
+    const handler = t.app.get(ThumbnailHandler);
+    let open = () => undefined as void;
+    handler.gate = new Promise<void>((resolve) => (open = resolve));
+    const id = await add({ path: '/slow.png', script: 'slow' });
+    const run = worker().processDue();
+    await waitFor(() => handler.calls.get('/slow.png') === 1, {
+      describe: () => 'the slow job never started',
+    });
+
+    expect(await worker().reapLapsed(new Date(Date.now() + 24 * 3_600_000))).toEqual([]);
+    expect(await byId(id)).toMatchObject({ status: 'rendering', attempts: 1 });
+    open();
+    expect(await run).toMatchObject({ ready: 1 });
+    expect(await byId(id)).toMatchObject({ status: 'ready', attempts: 1 });
   });
 
   it('refuses to boot a kind whose declared job type has no handler, in one line', async () => {

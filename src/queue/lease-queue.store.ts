@@ -61,10 +61,27 @@ export interface Holders {
   holders(workerIds: string[], now: Date): Promise<(workerId: string) => HolderState>;
 }
 
+/**
+ * The claims a live worker knows it holds. A claim the database applied but whose answer was lost (the
+ * connection closed, the database died) holds jobs under this worker's id that it never learned of; only
+ * the worker itself can tell them from the jobs it is working on, so only its own reaper releases them.
+ */
+export interface OwnClaims {
+  workerId: string;
+  holds(lockToken: string): boolean;
+}
+
 /** A held job and the token of the claim that holds it, as a release or the reaper gives it up. */
 export interface HeldClaim {
   job: HeldJob;
   lockToken: string;
+}
+
+/** A job a reaper ended, the rule it applied, and whether it was an orphan of its own process. */
+export interface Reaped {
+  job: HeldJob;
+  rule: LapseRule;
+  orphan?: true;
 }
 
 /** Held jobs released per write. */
@@ -204,7 +221,7 @@ export class LeaseQueueStore<T extends KindTypes> {
    */
   async claimMany(
     due: DueOf<T>[],
-    lockTokenOf: (job: DueOf<T>) => string,
+    lockTokenOf: (job: DueOf<T>, index: number) => string,
     leaseMs: number,
     now = new Date(),
     workerId?: string,
@@ -322,11 +339,14 @@ export class LeaseQueueStore<T extends KindTypes> {
    * Jobs whose holder stopped holding them (crash, kill, lost network), each put where the kind's rule says.
    * A job whose holder's heartbeat says it is alive is never taken, however old its lease; one whose
    * holder's heartbeat lapsed is taken at once; one whose holder is unknown (no heartbeat: a claim made by
-   * hand, or by a process without one) once its lease has lapsed. Only those jobs are read: the jobs of the
-   * lapsed holders (one lookup), and the jobs whose lease lapsed (judged by their holder's heartbeat). One
-   * update per job, guarded by the holder's token: the caller learns which ones this reaper ended.
+   * hand, or by a process without one) once its lease has lapsed. The reaper's own process (`own`) is the
+   * exception to "alive": a lapsed lease under its id that it does not know it holds is an orphan of a claim
+   * whose answer was lost, and is taken (never handed, so back to pending with its attempt not counted).
+   * Only those jobs are read: the jobs of the lapsed holders (one lookup), and the jobs whose lease lapsed
+   * (judged by their holder's heartbeat). One update per job, guarded by the holder's token: the caller
+   * learns which ones this reaper ended.
    */
-  async reapLapsed(now = new Date(), holders?: Holders): Promise<{ job: HeldJob; rule: LapseRule }[]> {
+  async reapLapsed(now = new Date(), holders?: Holders, own?: OwnClaims): Promise<Reaped[]> {
     const projection = {
       ...this.kind.heldProjection,
       attempts: 1,
@@ -335,7 +355,8 @@ export class LeaseQueueStore<T extends KindTypes> {
       handedAt: 1,
       handedRepeatable: 1,
     };
-    const dead = holders ? await holders.lapsed(now) : [];
+    // A process judges its own leases by what it holds, never by its own heartbeat.
+    const dead = (holders ? await holders.lapsed(now) : []).filter((id) => id !== own?.workerId);
     const ofDead =
       dead.length > 0
         ? await this.collection.find({ workerId: { $in: dead } }, { projection }).toArray()
@@ -343,18 +364,27 @@ export class LeaseQueueStore<T extends KindTypes> {
     const expired = await this.collection.find({ leaseExpiresAt: { $lte: now } }, { projection }).toArray();
     const workerIds = expired.flatMap((doc) => (typeof doc.workerId === 'string' ? [doc.workerId] : []));
     const stateOf = holders && workerIds.length > 0 ? await holders.holders(workerIds, now) : () => 'unknown';
-    const lapsed = new Map<string, HeldClaim>();
-    for (const doc of ofDead) lapsed.set(doc.lockToken as string, heldClaimOf(doc));
+    const lapsed = new Map<string, HeldClaim & { orphan: boolean }>();
+    for (const doc of ofDead) lapsed.set(doc.lockToken as string, { ...heldClaimOf(doc), orphan: false });
     for (const doc of expired) {
-      const state = typeof doc.workerId === 'string' ? stateOf(doc.workerId) : 'unknown';
-      if (state !== 'alive') lapsed.set(doc.lockToken as string, heldClaimOf(doc));
+      const lockToken = doc.lockToken as string;
+      const holder = typeof doc.workerId === 'string' ? doc.workerId : undefined;
+      if (own && holder === own.workerId) {
+        // Read after the claim was made: a token this worker still holds is in its set by now.
+        if (!own.holds(lockToken)) lapsed.set(lockToken, { ...heldClaimOf(doc), orphan: true });
+        continue;
+      }
+      const state = holder ? stateOf(holder) : 'unknown';
+      if (state !== 'alive') lapsed.set(lockToken, { ...heldClaimOf(doc), orphan: false });
     }
     const claims = [...lapsed.values()];
     const rules = await this.lapseRules(claims.map(({ job }) => job));
-    const reaped: { job: HeldJob; rule: LapseRule }[] = [];
-    for (const [i, { job, lockToken }] of claims.entries()) {
-      const result = await this.collection.updateOne({ lockToken }, this.lapseUpdate(job, rules[i], now));
-      if (result.modifiedCount > 0) reaped.push({ job, rule: rules[i] });
+    const reaped: Reaped[] = [];
+    for (const [i, { job, lockToken, orphan }] of claims.entries()) {
+      // An orphan never handed never started: its attempt is given back, as a release would.
+      const rule: LapseRule = orphan && job.handed === 'no' ? { to: 'pending', uncount: true } : rules[i];
+      const result = await this.collection.updateOne({ lockToken }, this.lapseUpdate(job, rule, now));
+      if (result.modifiedCount > 0) reaped.push({ job, rule, ...(orphan ? { orphan } : {}) });
     }
     return reaped;
   }

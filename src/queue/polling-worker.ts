@@ -12,8 +12,16 @@ import { FinishBuffer } from './finish-buffer';
 import { HandedMarks } from './handed-marks';
 import type { JobContext, JobHandlerFn } from './job-context';
 import type { KindRuntime } from './kind-runtime';
-import type { DueScan, Finished, HeldClaim, LeaseQueueStore, Postponed } from './lease-queue.store';
-import type { DueJob, DueOf, HeldJob, JobOf, KindTypes, LapseRule, OutcomeOf, ScanOf } from './queue-kind';
+import type {
+  Claimed,
+  DueScan,
+  Finished,
+  HeldClaim,
+  LeaseQueueStore,
+  Postponed,
+  Reaped,
+} from './lease-queue.store';
+import type { DueJob, DueOf, HeldJob, JobOf, KindTypes, OutcomeOf, ScanOf } from './queue-kind';
 import { RateLimiter } from './rate-limiter';
 import { type FailedAttempt, failedAttempt } from './retry-policy';
 
@@ -74,9 +82,15 @@ export class PollingWorker<T extends KindTypes>
   private readonly stopped = new Promise<void>((resolve) => (this.signalStop = resolve));
   private lastRunEndedAt: Date | null = null;
   private readonly rates = new Map<string, RateLimiter>();
-  private reaping: Promise<{ job: HeldJob; rule: LapseRule }[]> | null = null;
+  private reaping: Promise<Reaped[]> | null = null;
   /** Jobs this worker holds and has started, by lock token (released when a stop reaches its limit). */
   private readonly held = new Map<string, HeldEntry<T['job']>>();
+  /**
+   * Every lock token this worker may hold: added before its claim is sent, dropped once the job's outcome
+   * is written or the job is given back (or the claim failed). A lapsed lease under this worker's id whose
+   * token is not here is an orphan (`LeaseQueueStore.reapLapsed`).
+   */
+  private readonly owned = new Set<string>();
   private readonly finishing = new Set<FinishBuffer<OutcomeOf<T>, RecordOf<T>>>();
   private readonly marks: HandedMarks;
   private readonly circuit: Circuit;
@@ -153,7 +167,7 @@ export class PollingWorker<T extends KindTypes>
   protected recorded(_batch: RecordOf<T>[], _recorded: number): void {}
 
   /** After lapsed leases were reaped. */
-  protected reaped(_reaped: { job: HeldJob; rule: LapseRule }[]): void {}
+  protected reaped(_reaped: Reaped[]): void {}
 
   /** After a run of a lane, however it ended. */
   protected runEnded(): void {}
@@ -262,11 +276,18 @@ export class PollingWorker<T extends KindTypes>
     return run;
   }
 
-  /** Reaps lapsed leases now (one reap at a time per process). */
-  reapLapsed(): Promise<{ job: HeldJob; rule: LapseRule }[]> {
+  /** Reaps lapsed leases now (one reap at a time per process); `now` is for tests. */
+  reapLapsed(now = new Date()): Promise<Reaped[]> {
+    const own = { workerId: this.runtime.heartbeat.id, holds: (token: string) => this.owned.has(token) };
     this.reaping ??= this.store
-      .reapLapsed(new Date(), this.runtime.heartbeat)
+      .reapLapsed(now, this.runtime.heartbeat, own)
       .then((reaped) => {
+        const orphans = reaped.filter((job) => job.orphan).length;
+        if (orphans > 0) {
+          this.logger.warn(
+            `Released ${orphans} job(s) this worker had claimed without learning it (the claim's answer was lost)`,
+          );
+        }
         if (reaped.length > 0) this.reaped(reaped);
         return reaped;
       })
@@ -362,13 +383,23 @@ export class PollingWorker<T extends KindTypes>
       () => Date.now() >= freshUntil,
       concurrency,
       async (batch) => {
-        const jobs = await this.store.claimMany(
-          batch,
-          (job) => `${scanToken}.${String(job._id)}`,
-          settings.leaseMs,
-          new Date(),
-          this.runtime.heartbeat.id,
-        );
+        const tokens = batch.map((job) => `${scanToken}.${String(job._id)}`);
+        for (const token of tokens) this.owned.add(token);
+        let jobs: Claimed<T['job']>[] = [];
+        try {
+          jobs = await this.store.claimMany(
+            batch,
+            (_job, i) => tokens[i],
+            settings.leaseMs,
+            new Date(),
+            this.runtime.heartbeat.id,
+          );
+        } finally {
+          // Tokens of jobs lost to another worker, or of a claim that failed (applied or not: if it was,
+          // its jobs are orphans the reaper releases once their lease lapses).
+          const won = new Set(jobs.map((job) => job.lockToken));
+          for (const token of tokens) if (!won.has(token)) this.owned.delete(token);
+        }
         summary.lostRaces += batch.length - jobs.length;
         claimed += jobs.length;
         return jobs;
@@ -380,6 +411,7 @@ export class PollingWorker<T extends KindTypes>
       settings.finishBatchSize,
       this.logger,
       (batch, recorded) => {
+        for (const record of batch) this.owned.delete(record.lockToken);
         if (recorded < batch.length) void this.explainUnrecorded(batch);
         this.recorded(
           batch.filter((record): record is RecordOf<T> => !('postponed' in record)),
@@ -549,8 +581,10 @@ export class PollingWorker<T extends KindTypes>
       const released = await this.store.giveBack(jobs);
       this.logger.log(`Released ${released} job(s): ${why}`);
     } catch (error) {
-      // They lapse instead, and the reaper applies the same rule.
+      // They lapse instead, and this worker's own reaper applies the same rule (no longer owned).
       this.logger.error(`Releasing ${jobs.length} job(s) failed: ${(error as Error).message}`);
+    } finally {
+      for (const { lockToken } of jobs) this.owned.delete(lockToken);
     }
   }
 }

@@ -10,9 +10,9 @@ import { PermanentJobError } from '../../src/queue/retry-policy';
  * A third job kind, for the tests only (docs/queue.md, "Adding a job kind"): thumbnails to render, in a
  * collection of their own, with status names of their own, to prove the engine owes nothing to the e-mail
  * and chat kinds. What a job does is scripted by its `script`: `ok`, `flaky` (a transient error, then
- * success) or `refused` (a PermanentJobError).
+ * success), `refused` (a PermanentJobError) or `slow` (runs until the test opens `ThumbnailHandler.gate`).
  */
-export type ThumbnailScript = 'ok' | 'flaky' | 'refused';
+export type ThumbnailScript = 'ok' | 'flaky' | 'refused' | 'slow';
 
 @Schema({ collection: 'test_thumbnails', timestamps: true })
 export class Thumbnail {
@@ -60,6 +60,8 @@ export const THUMBNAIL_KIND = defineKind<ThumbnailTypes>({
       enabled: false,
       concurrency: 4,
       finishBatchSize: 4,
+      // Short, so a test sees a lease lapse in real time (a live worker's own jobs never lapse).
+      leaseMs: 1_000,
       maxAttempts: 3,
       backoff: { baseMs: 1, maxMs: 1 },
     },
@@ -70,15 +72,18 @@ export const THUMBNAIL_KIND = defineKind<ThumbnailTypes>({
 export class ThumbnailHandler {
   /** Attempts started, by path. */
   readonly calls = new Map<string, number>();
+  /** A `slow` job runs until this settles (a test replaces it with one it settles). */
+  gate: Promise<void> = Promise.resolve();
 
   @JobHandler(THUMBNAIL_KIND, 'thumbnail.render')
-  render(job: Thumbnail): Promise<ThumbnailTypes['outcome']> {
+  async render(job: Thumbnail): Promise<ThumbnailTypes['outcome']> {
     const { path, script } = job.payload;
     const call = (this.calls.get(path) ?? 0) + 1;
     this.calls.set(path, call);
     if (script === 'refused') throw new PermanentJobError(`${path}: not an image`);
     if (script === 'flaky' && call === 1) throw new Error(`${path}: storage timed out`);
-    return Promise.resolve({ status: 'ready', size: path.length });
+    if (script === 'slow') await this.gate;
+    return { status: 'ready', size: path.length };
   }
 }
 
