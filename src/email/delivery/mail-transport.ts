@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type SendMailOptions } from 'nodemailer';
@@ -29,7 +30,7 @@ export interface OutgoingMail {
   /** The envelope sender (bounces), when it differs from From: the sender domain's return-path host. */
   envelopeFrom?: string;
   /** Signs the message (SMTP and the outbox; an API provider signs with its own key). */
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  dkim?: { domainName: string; keySelector: string; privateKey: KeyObject };
 }
 
 /**
@@ -92,7 +93,12 @@ export function toNodemailer(mail: OutgoingMail): SendMailOptions {
       ? composedMail(mail)
       : { messageId: `<${mail.messageId}>`, from: mail.from, to: mail.to, raw };
   if (mail.envelopeFrom) options.envelope = { from: mail.envelopeFrom, to: mail.to };
-  if (mail.dkim) options.dkim = { ...mail.dkim, headerFieldNames: DKIM_SIGNED_HEADERS };
+  if (mail.dkim) {
+    // nodemailer hands the key to node's `Sign.sign`, which takes a parsed KeyObject; its type
+    // declarations list only PEM text, which would be parsed again for every message.
+    const privateKey = mail.dkim.privateKey as unknown as string;
+    options.dkim = { ...mail.dkim, privateKey, headerFieldNames: DKIM_SIGNED_HEADERS };
+  }
   return options;
 }
 
