@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type SendMailOptions } from 'nodemailer';
+import type { EmailStream } from '../jobs/schemas/email-job.schema';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../common/storage/private-directory';
 import { foldBracketedUrls } from './message-headers';
 import { BRACKETED_URL_HEADERS, rawMimeOf } from './mime-message';
@@ -27,6 +28,8 @@ export interface OutgoingMail {
    * nodemailer would otherwise encode as MIME words the provider does not decode. Plain ASCII, one line.
    */
   preparedHeaders?: Record<string, string>;
+  /** Its job's stream: the SMTP transport sends it on that stream's pool (absent: `transactional`). */
+  stream?: EmailStream;
   /** The envelope sender (bounces), when it differs from From: the sender domain's return-path host. */
   envelopeFrom?: string;
   /** Signs the message (SMTP and the outbox; an API provider signs with its own key). */
