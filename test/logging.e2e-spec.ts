@@ -145,13 +145,20 @@ describe('The server process log', () => {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let ended = false;
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    for (let i = 0; i < 300 && !stdout.includes('Listening on'); i += 1) {
-      await new Promise((done) => setTimeout(done, 100));
-    }
+    void exited.then(() => (ended = true));
+    await waitFor(() => stdout.includes('Listening on') || ended, {
+      describe: () => `no "Listening on" line; stdout: ${stdout}; stderr: ${stderr}`,
+    });
     expect(stdout).toContain('Listening on');
+    const healthLines = () => stdout.split('/health').length - 1;
+    const before = healthLines();
     await fetch(`http://127.0.0.1:${port}/health`);
-    await new Promise((done) => setTimeout(done, 100));
+    // The access line is written once the answer has gone out: wait for it, not for a while.
+    await waitFor(() => healthLines() > before || ended, {
+      describe: () => `no access line for /health; stdout: ${stdout}`,
+    });
     child.kill('SIGTERM');
     await exited;
     return { stdout, stderr };

@@ -33,6 +33,33 @@ export async function waitFor(
 }
 
 /**
+ * Polls `count` until it reaches `target`. Fails only when the count has not grown for `stallMs` (default
+ * the safety deadline): a loaded machine is slow but still progresses, a hang does not. For long batches
+ * (a thousand messages) whose total time depends on how busy the machine is; the test's own Jest limit
+ * must then allow for the batch (the stall check is what turns a hang into a readable failure).
+ */
+export async function waitForCount(
+  count: () => number | Promise<number>,
+  target: number,
+  options: { stallMs?: number; intervalMs?: number; describe: () => string | Promise<string> },
+): Promise<void> {
+  const stallMs = options.stallMs ?? SAFETY_DEADLINE_MS;
+  let best = -1;
+  let grewAt = Date.now();
+  for (;;) {
+    const now = await count();
+    if (now >= target) return;
+    if (now > best) {
+      best = now;
+      grewAt = Date.now();
+    } else if (Date.now() - grewAt > stallMs) {
+      throw new Error(`Stuck at ${now} of ${target} for ${stallMs} ms: ${await options.describe()}`);
+    }
+    await sleep(options.intervalMs ?? 200);
+  }
+}
+
+/**
  * Whether `work` settles (resolves or rejects) before the safety deadline. For "it ends although what it
  * waits on never answers": the test makes the other side never answer, so ending at all is the proof, and
  * the deadline only stops a broken build from hanging the file. The timer is cleared either way.
