@@ -88,7 +88,10 @@ describe('Database commands of the client-app routes', () => {
       const otherKey = await seedApiKey(t, other.id);
       const otherBackend = t.http.with({ 'x-api-key': otherKey.value, 'x-user-id': 'u1' });
       const unknown = await commandsOf(() => vote('a'.repeat(24)));
-      expect(unknown.answer).toMatchObject({ status: 404, body: { success: false, error: 'Want not found' } });
+      expect(unknown.answer).toMatchObject({
+        status: 404,
+        body: { success: false, error: 'Want not found' },
+      });
       const foreign = await otherBackend.post(`/${other.id}/wants/${wantId}/vote`);
       expect(foreign.status).toBe(404);
       expect(await storedVotes()).toBe(0);
