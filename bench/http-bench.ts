@@ -259,7 +259,7 @@ export async function costMeter(source: CostSource): Promise<(units: number) => 
 export function costColumns(cost: UnitCost, unit = 'req'): Record<string, number | string> {
   return {
     [`server CPU µs/${unit}`]: cost.cpuUs === undefined ? '' : Math.round(cost.cpuUs),
-    [`db commands/${unit}`]: cost.commands === undefined ? '' : Number(cost.commands.toFixed(2)),
+    [`db commands/${unit}`]: cost.commands === undefined ? '' : Number(cost.commands.toPrecision(3)),
   };
 }
 
