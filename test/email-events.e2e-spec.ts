@@ -554,6 +554,69 @@ describe('Provider webhooks, e-mail events and analytics', () => {
     });
   });
 
+  describe('streams in events and analytics', () => {
+    it('records each event with its message’s stream and splits the figures by stream', async () => {
+      await subscribe(['a@example.com']);
+      await sendCampaign();
+      const signIn = await sendOne('reader@example.com');
+      // Broadcast by its job although it has no campaign (a batch send): the job's stream decides.
+      const batch = await t.app
+        .get(EmailService)
+        .enqueueEmail({ to: 'b@example.com', appId, subject: 'Hi', text: 'Hello' }, { stream: 'broadcast' });
+      await drainEmailQueue(t);
+      const batchMessageId = (await jobs.findById(batch.id).lean<EmailJob>().orFail().exec()).messageId!;
+      expect((await deliver(providerEvent('email.delivered', signIn))).status).toBe(200);
+      expect((await deliver(providerEvent('email.delivered', batchMessageId))).status).toBe(200);
+      await flushEvents();
+
+      const overview = (query: Record<string, string>) =>
+        viewer.http.get('/admin/email-events/analytics/overview', { query });
+      const all = await overview({});
+      expect(all.body.data).toMatchObject({
+        stream: null,
+        totalSent: 3,
+        totalDelivered: 2,
+        byStream: {
+          transactional: { sent: 1, delivered: 1, bounced: 0 },
+          broadcast: { sent: 2, delivered: 1, bounced: 0 },
+        },
+      });
+      const transactional = await overview({ stream: 'transactional', appId });
+      expect(transactional.body.data).toMatchObject({
+        stream: 'transactional',
+        totalSent: 1,
+        totalDelivered: 1,
+      });
+      expect(transactional.body.data.timeline).toEqual([expect.objectContaining({ sent: 1, delivered: 1 })]);
+      const bogus = await overview({ stream: 'newsletter' });
+      expect(bogus.status).toBe(400);
+      expect(bogus.body).toEqual({ success: false, error: expect.stringMatching(/\bstream\b/) });
+
+      const list = (query: Record<string, string>) => viewer.http.get('/admin/email-events', { query });
+      const signInEvents = await list({ stream: 'transactional' });
+      expect(signInEvents.status).toBe(200);
+      expect(signInEvents.body.data.map((e: { messageId: string }) => e.messageId)).toEqual([signIn, signIn]);
+      expect(signInEvents.body.data.map((e: { stream: string }) => e.stream)).toEqual([
+        'transactional',
+        'transactional',
+      ]);
+      const broadcast = await list({ stream: 'broadcast', appId });
+      expect(broadcast.body.pagination.total).toBe(3);
+      expect(broadcast.body.data.every((e: { stream: string }) => e.stream === 'broadcast')).toBe(true);
+      const onePerson = await list({ stream: 'broadcast', contactId: await contactIdOf('a@example.com') });
+      expect(onePerson.body.data.map((e: { type: string }) => e.type)).toEqual(['sent']);
+      const refusals: Record<string, string>[] = [
+        { stream: 'broadcast', campaignId: 'spring' },
+        { stream: 'all' },
+      ];
+      for (const query of refusals) {
+        const refused = await list(query);
+        expect(refused.status).toBe(400);
+        expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/\bstream\b/) });
+      }
+    });
+  });
+
   describe('complaint guard', () => {
     it('holds the rest of a campaign above 0.1% complaints after 1,000 deliveries, and an admin resumes it', async () => {
       const people = Array.from({ length: 5 }, (_, i) => `p${i}@example.com`);

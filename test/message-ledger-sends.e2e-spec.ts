@@ -30,6 +30,7 @@ describe('Message ledger: recording a batch of sends', () => {
     appId: 'app',
     campaignId: 'campaign',
     contactId: null,
+    stream: 'broadcast',
   });
   const messageIdOf = (message: LedgerMessage) => `${String(message.jobId)}@mail.example.com`;
 

@@ -56,6 +56,7 @@ describe('No personal data in log lines', () => {
           appId: app.id,
           campaignId: String(new Types.ObjectId()),
           contactId: null,
+          stream: 'broadcast',
           to,
         },
         messageId: `${String(new Types.ObjectId())}@mail.example.com`,

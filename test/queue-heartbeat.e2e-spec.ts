@@ -86,7 +86,7 @@ describe('Worker heartbeat and sent events', () => {
       jobId: job._id,
       messageId: `${id}@example.com`,
       provider: 'smtp',
-      message: { appId: null, campaignId: 'c-heartbeat', contactId: null },
+      message: { appId: null, campaignId: 'c-heartbeat', contactId: null, stream: 'broadcast' as const },
       resentAfterUnknown: false,
     };
     const sentEvents = t.app.get(SentEvents);

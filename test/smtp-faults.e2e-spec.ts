@@ -11,6 +11,8 @@ import { settles } from './helpers/wait';
 describe('SmtpTransport under SMTP faults', () => {
   const SEND_LIMIT_MS = 1_500;
   const POOL = 3;
+  /** The sends below name no stream: they go to the transactional pool. */
+  const POOLS = { transactional: POOL, broadcast: POOL };
   let transport: SmtpTransport | undefined;
   let smtp: TestSmtpServer | undefined;
   const servers: Server[] = [];
@@ -58,7 +60,7 @@ describe('SmtpTransport under SMTP faults', () => {
 
   it('fails each send while the port is refused, then sends once a server listens there', async () => {
     const port = await freePort();
-    transport = new SmtpTransport(`smtp://127.0.0.1:${port}`, POOL, { sendTimeoutMs: SEND_LIMIT_MS });
+    transport = new SmtpTransport(`smtp://127.0.0.1:${port}`, POOLS, { sendTimeoutMs: SEND_LIMIT_MS });
 
     // More sends than pooled connections, twice over: none may be left unanswered.
     const refused = await Promise.all(
@@ -83,7 +85,7 @@ describe('SmtpTransport under SMTP faults', () => {
     servers.push(silent);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    transport = new SmtpTransport(`smtp://127.0.0.1:${port}`, POOL, { sendTimeoutMs: SEND_LIMIT_MS });
+    transport = new SmtpTransport(`smtp://127.0.0.1:${port}`, POOLS, { sendTimeoutMs: SEND_LIMIT_MS });
 
     const hung = await Promise.all(
       Array.from({ length: POOL + 1 }, (_, n) => settle(transport!.send(mail(n)))),
@@ -94,7 +96,7 @@ describe('SmtpTransport under SMTP faults', () => {
 
   it('fails a send whose server stops answering mid-message, and sends again on a rebuilt pool', async () => {
     smtp = await startSmtpServer({ closeTimeoutMs: 10 });
-    transport = new SmtpTransport(smtp.url, POOL, { sendTimeoutMs: SEND_LIMIT_MS });
+    transport = new SmtpTransport(smtp.url, POOLS, { sendTimeoutMs: SEND_LIMIT_MS });
     expect((await settle(transport.send(mail(1)))).outcome).toBe('sent');
 
     // The server takes the message and sits on its answer far past the limit.
@@ -109,7 +111,7 @@ describe('SmtpTransport under SMTP faults', () => {
   it('fails sends on connections the server resets, and sends again after it restarts', async () => {
     smtp = await startSmtpServer({ closeTimeoutMs: 10 });
     const port = Number(new URL(smtp.url).port);
-    transport = new SmtpTransport(smtp.url, POOL, { sendTimeoutMs: SEND_LIMIT_MS });
+    transport = new SmtpTransport(smtp.url, POOLS, { sendTimeoutMs: SEND_LIMIT_MS });
     const first = await Promise.all(Array.from({ length: POOL }, (_, n) => settle(transport!.send(mail(n)))));
     expect(first.map((r) => r.outcome)).toEqual(Array(POOL).fill('sent'));
 

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
@@ -18,12 +19,12 @@ export interface SendingIdentity {
   domain: string;
   /** The return-path host's bounce address, when its record is verified. */
   envelopeFrom?: string;
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  dkim?: { domainName: string; keySelector: string; privateKey: KeyObject };
 }
 
 interface SigningDomain {
   keySelector: string;
-  privateKey: string;
+  privateKey: KeyObject;
   returnPath: boolean;
 }
 

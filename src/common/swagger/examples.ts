@@ -144,6 +144,7 @@ export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
     contactId: CONTACT_ID,
     messageId: PROVIDER_MESSAGE_ID,
     campaignId: CAMPAIGN_ID,
+    stream: 'broadcast',
     url: 'https://shop.example.com/spring',
   },
   MessageEventView: { _id: EVENT_ID, provider: 'smtp' },
@@ -154,6 +155,15 @@ export const PROPERTY_EXAMPLES: Record<string, Record<string, unknown>> = {
   RecipientView: { contactId: CONTACT_ID, events: ['sent', 'delivered', 'opened'], lastEvent: 'opened' },
   ContactEventView: { _id: EVENT_ID, campaignId: CAMPAIGN_ID, messageId: PROVIDER_MESSAGE_ID },
   ContactAnalyticsView: { contactId: CONTACT_ID },
+  StreamTotals: {
+    sent: 1240,
+    delivered: 1228,
+    opened: 512,
+    clicked: 88,
+    bounced: 12,
+    complained: 1,
+    unsubscribed: 4,
+  },
 
   // Contacts, consent and the newsletter
   ContactView: { _id: CONTACT_ID, ...PERSON, tags: ['customer'] },

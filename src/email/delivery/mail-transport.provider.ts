@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/env';
 import type { EmailTransportName } from '../email.config';
+import { EMAIL_KIND } from '../jobs/email-kind';
+import { kindTokens, type KindRuntime } from '../../queue/kind-runtime';
+import type { KindTypes } from '../../queue/queue-kind';
 import { OutboxTransport, type MailTransport } from './mail-transport';
 import { ResendApiTransport } from './resend-api-transport';
 import { SmtpTransport } from './smtp-transport';
@@ -19,19 +22,26 @@ export function chosenTransport(config: ConfigService<AppConfig, true>): EmailTr
 
 /**
  * The transport `EMAIL_TRANSPORT` names (docs/operations/email-transports.md): pooled SMTP to `SMTP_URL`,
- * Resend's HTTP API, or `.eml` files in `DATA_DIR/outbox`. Connections: the worker's concurrency.
+ * Resend's HTTP API, or `.eml` files in `DATA_DIR/outbox`. Connections: SMTP has a pool per stream, as
+ * many as that stream's worker slots (the e-mail kind's lane settings, so the two always agree); the API
+ * the worker's concurrency.
  */
 export const mailTransportProvider: Provider<MailTransport> = {
   provide: MAIL_TRANSPORT,
-  inject: [ConfigService],
-  useFactory: (config: ConfigService<AppConfig, true>): MailTransport => {
+  inject: [ConfigService, kindTokens(EMAIL_KIND).runtime],
+  useFactory: (config: ConfigService<AppConfig, true>, emailKind: KindRuntime<KindTypes>): MailTransport => {
     const connections = config.get('EMAIL_WORKER_CONCURRENCY', { infer: true });
     switch (chosenTransport(config)) {
-      case 'smtp':
+      case 'smtp': {
+        const pools = {
+          transactional: emailKind.settings('transactional').concurrency,
+          broadcast: emailKind.settings('broadcast').concurrency,
+        };
         // The environment check requires SMTP_URL for this choice.
-        return new SmtpTransport(config.get('SMTP_URL', { infer: true }), connections, {
+        return new SmtpTransport(config.get('SMTP_URL', { infer: true }), pools, {
           sendTimeoutMs: config.get('SMTP_SEND_TIMEOUT_MS', { infer: true }),
         });
+      }
       case 'resend-api':
         return new ResendApiTransport({
           // The environment check requires the key for this choice.

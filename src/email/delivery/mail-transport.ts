@@ -1,6 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type SendMailOptions } from 'nodemailer';
+import type { EmailStream } from '../jobs/schemas/email-job.schema';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../common/storage/private-directory';
 import { foldBracketedUrls } from './message-headers';
 import { BRACKETED_URL_HEADERS, rawMimeOf } from './mime-message';
@@ -26,10 +28,12 @@ export interface OutgoingMail {
    * nodemailer would otherwise encode as MIME words the provider does not decode. Plain ASCII, one line.
    */
   preparedHeaders?: Record<string, string>;
+  /** Its job's stream: the SMTP transport sends it on that stream's pool (absent: `transactional`). */
+  stream?: EmailStream;
   /** The envelope sender (bounces), when it differs from From: the sender domain's return-path host. */
   envelopeFrom?: string;
   /** Signs the message (SMTP and the outbox; an API provider signs with its own key). */
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  dkim?: { domainName: string; keySelector: string; privateKey: KeyObject };
 }
 
 /**
@@ -92,7 +96,12 @@ export function toNodemailer(mail: OutgoingMail): SendMailOptions {
       ? composedMail(mail)
       : { messageId: `<${mail.messageId}>`, from: mail.from, to: mail.to, raw };
   if (mail.envelopeFrom) options.envelope = { from: mail.envelopeFrom, to: mail.to };
-  if (mail.dkim) options.dkim = { ...mail.dkim, headerFieldNames: DKIM_SIGNED_HEADERS };
+  if (mail.dkim) {
+    // nodemailer hands the key to node's `Sign.sign`, which takes a parsed KeyObject; its type
+    // declarations list only PEM text, which would be parsed again for every message.
+    const privateKey = mail.dkim.privateKey as unknown as string;
+    options.dkim = { ...mail.dkim, privateKey, headerFieldNames: DKIM_SIGNED_HEADERS };
+  }
   return options;
 }
 

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { createTransport, type Transporter } from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
+import type { EmailStream } from '../jobs/schemas/email-job.schema';
 import { toNodemailer, type DeliveryReceipt, type MailTransport, type OutgoingMail } from './mail-transport';
 
 /** nodemailer's own waits, one per stage of the conversation; the send limit bounds their sum. */
@@ -201,42 +202,75 @@ class SmtpPool {
 }
 
 /**
- * Pooled SMTP: `maxConnections` connections kept open and reused for every message. Plain `smtp://`
- * sockets disable Nagle's algorithm: SMTP is a conversation of small writes, and Nagle holding one back
- * until the previous is acknowledged costs a delayed-ACK wait per message. Faults are ordinary failed
- * attempts: every send ends within `sendTimeoutMs`, and a send that fails without an SMTP answer (the server
+ * One stream's pool and the generations it retired. A send that fails without an SMTP answer (the server
  * refused, reset or never answered) replaces the pool, so sending resumes by itself once the server is back.
  */
-export class SmtpTransport implements MailTransport {
-  readonly provider = 'smtp';
-  readonly dependency = 'SMTP server';
-  /** SMTP has no idempotency: a message sent again is delivered again. */
-  readonly idempotent = false;
+class ReplaceablePool {
   private pool: SmtpPool;
   private readonly retiring = new Set<SmtpPool>();
 
   constructor(
     private readonly url: string,
     private readonly maxConnections: number,
-    private readonly options: SmtpTransportOptions,
+    private readonly sendTimeoutMs: number,
   ) {
-    this.pool = new SmtpPool(url, maxConnections, options.sendTimeoutMs);
+    this.pool = new SmtpPool(url, maxConnections, sendTimeoutMs);
+  }
+
+  async send(mail: OutgoingMail): Promise<SMTPPool.SentMessageInfo> {
+    const pool = this.pool;
+    try {
+      return await pool.send(mail);
+    } catch (error) {
+      // Once per generation: the sends that failed with it must not each replace its successor.
+      if (isConnectionFault(error) && pool === this.pool) this.replace();
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.pool.close();
+    for (const pool of this.retiring) pool.destroy();
+  }
+
+  private replace(): void {
+    const old = this.pool;
+    this.pool = new SmtpPool(this.url, this.maxConnections, this.sendTimeoutMs);
+    this.retiring.add(old);
+    old.retire(() => this.retiring.delete(old));
+  }
+}
+
+/**
+ * Pooled SMTP, one pool per stream (docs/operations/email-delivery.md, "Streams"): each stream's
+ * connections are kept open and reused for its messages only, so a campaign that holds every broadcast
+ * connection never makes a sign-in link wait for one. Plain `smtp://` sockets disable Nagle's algorithm:
+ * SMTP is a conversation of small writes, and Nagle holding one back until the previous is acknowledged
+ * costs a delayed-ACK wait per message. Faults are ordinary failed attempts: every send ends within
+ * `sendTimeoutMs`, and a connection fault replaces the pool of the stream that met it.
+ */
+export class SmtpTransport implements MailTransport {
+  readonly provider = 'smtp';
+  readonly dependency = 'SMTP server';
+  /** SMTP has no idempotency: a message sent again is delivered again. */
+  readonly idempotent = false;
+  private readonly pools: Record<EmailStream, ReplaceablePool>;
+
+  /** `connections`: each stream's pool size (its worker slots: more could never be busy at once). */
+  constructor(url: string, connections: Record<EmailStream, number>, options: SmtpTransportOptions) {
+    this.pools = {
+      transactional: new ReplaceablePool(url, connections.transactional, options.sendTimeoutMs),
+      broadcast: new ReplaceablePool(url, connections.broadcast, options.sendTimeoutMs),
+    };
   }
 
   async send(mail: OutgoingMail): Promise<DeliveryReceipt> {
-    const pool = this.pool;
-    try {
-      const info = await pool.send(mail);
-      return {
-        accepted: addresses(info.accepted),
-        rejected: addresses(info.rejected),
-        response: String(info.response),
-      };
-    } catch (error) {
-      // Once per generation: the sends that failed with it must not each replace its successor.
-      if (isConnectionFault(error) && pool === this.pool) this.replacePool();
-      throw error;
-    }
+    const info = await this.pools[mail.stream ?? 'transactional'].send(mail);
+    return {
+      accepted: addresses(info.accepted),
+      rejected: addresses(info.rejected),
+      response: String(info.response),
+    };
   }
 
   /** No SMTP reply, and a code that says the server was unreachable: an outage, not the message's fate. */
@@ -246,14 +280,6 @@ export class SmtpTransport implements MailTransport {
   }
 
   onApplicationShutdown(): void {
-    this.pool.close();
-    for (const pool of this.retiring) pool.destroy();
-  }
-
-  private replacePool(): void {
-    const old = this.pool;
-    this.pool = new SmtpPool(this.url, this.maxConnections, this.options.sendTimeoutMs);
-    this.retiring.add(old);
-    old.retire(() => this.retiring.delete(old));
+    for (const pool of Object.values(this.pools)) pool.close();
   }
 }

@@ -186,7 +186,11 @@ export class AnalyticsCounters {
         const _id = `${scope}|${date}`;
         let update = updates.get(_id);
         if (!update) updates.set(_id, (update = { scope, date, inc: {} }));
-        for (const name of names) add(update.inc, `totals.${name}`);
+        for (const name of names) {
+          add(update.inc, `totals.${name}`);
+          // Per stream too, in the same document: the overview's stream figures cost no read of their own.
+          if (event.stream) add(update.inc, `streams.${event.stream}.${name}`);
+        }
       }
     }
     await this.bulk(

@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted } from 'mongoose';
 import type { Pagination } from '../../common/http/envelope';
 import { paginationOf } from '../../common/pagination/pagination';
-import { EmailJob } from '../jobs/schemas/email-job.schema';
+import { EmailJob, type EmailStream } from '../jobs/schemas/email-job.schema';
 import { ALL_APPS, dayOf } from './analytics-counters';
 import {
   type CampaignAnalyticsView,
@@ -12,6 +12,7 @@ import {
   type OverviewQuery,
   type OverviewView,
   type RecipientView,
+  type StreamTotals,
   type TimelineEntry,
   type TopLink,
 } from './dto/analytics.dto';
@@ -152,7 +153,10 @@ export class EmailAnalyticsService {
     };
   }
 
-  /** The days of the range, read by `_id` (at most OVERVIEW_MAX_DAYS documents). */
+  /**
+   * The days of the range, read by `_id` (at most OVERVIEW_MAX_DAYS documents). With `stream`, every figure
+   * is that stream's; each stream's totals (`byStream`) come from the same documents.
+   */
   async overview(query: OverviewQuery): Promise<OverviewView> {
     const { from, to } = rangeOf(query);
     const scope = query.appId ?? ALL_APPS;
@@ -163,12 +167,9 @@ export class EmailAnalyticsService {
       .lean<DailyCounters[]>()
       .exec();
     docs.sort((a, b) => a.date.localeCompare(b.date));
-    const sum: Record<string, number> = {};
-    for (const doc of docs) {
-      for (const [name, value] of Object.entries(doc.totals ?? {}))
-        sum[name] = (sum[name] ?? 0) + (value ?? 0);
-    }
-    const n = counted(sum);
+    const countsOf = (doc: DailyCounters, stream: EmailStream | undefined) =>
+      stream ? doc.streams?.[stream] : doc.totals;
+    const n = counted(summed(docs.map((doc) => countsOf(doc, query.stream))));
     const figures = {
       sent: n('sent'),
       delivered: n('delivered'),
@@ -180,6 +181,7 @@ export class EmailAnalyticsService {
     return {
       from: dates[0],
       to: dates[dates.length - 1],
+      stream: query.stream ?? null,
       totalSent: figures.sent,
       totalDelivered: figures.delivered,
       totalOpened: n('opened'),
@@ -192,7 +194,7 @@ export class EmailAnalyticsService {
       totalAutomatedOpens: n('automatedOpened'),
       ...ratesOf(figures),
       timeline: docs.map((doc) => {
-        const day = counted(doc.totals);
+        const day = counted(countsOf(doc, query.stream));
         return {
           date: doc.date,
           sent: day('sent'),
@@ -201,8 +203,33 @@ export class EmailAnalyticsService {
           clicked: day('clicked'),
         };
       }),
+      byStream: {
+        transactional: streamTotals(summed(docs.map((doc) => doc.streams?.transactional))),
+        broadcast: streamTotals(summed(docs.map((doc) => doc.streams?.broadcast))),
+      },
     };
   }
+}
+
+function summed(counts: (Counts | undefined)[]): Counts {
+  const sum: Record<string, number> = {};
+  for (const each of counts) {
+    for (const [name, value] of Object.entries(each ?? {})) sum[name] = (sum[name] ?? 0) + (value ?? 0);
+  }
+  return sum;
+}
+
+function streamTotals(counts: Counts): StreamTotals {
+  const n = counted(counts);
+  return {
+    sent: n('sent'),
+    delivered: n('delivered'),
+    opened: n('opened'),
+    clicked: n('clicked'),
+    bounced: n('bounced'),
+    complained: n('complained'),
+    unsubscribed: n('unsubscribed'),
+  };
 }
 
 const counted =

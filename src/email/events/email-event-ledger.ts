@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { classifyBulkWriteFailure, insertedIndexes } from '../../common/database/bulk-writes';
+import { streamOf } from '../jobs/schemas/email-job.schema';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { AnalyticsCounters } from './analytics-counters';
 import { EventRetention } from './event-retention';
@@ -32,7 +33,11 @@ export class EmailEventLedger {
 
   /** Writes the events; returns those written now (the others were written before). */
   async append(batch: NewEmailEvent[]): Promise<NewEmailEvent[]> {
-    for (const event of batch) event.expiresAt ??= this.retention.expiresAt(event.createdAt);
+    for (const event of batch) {
+      event.expiresAt ??= this.retention.expiresAt(event.createdAt);
+      // Writers that know the message's job name its stream; tracking's opens and clicks are campaign mail.
+      event.stream ??= streamOf(event);
+    }
     const countInserted = (inserted: Set<number>) => {
       const counted = batch.filter((event, i) => inserted.has(i) || this.lost.has(String(event._id)));
       for (const event of counted) this.lost.delete(String(event._id));

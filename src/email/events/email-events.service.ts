@@ -17,6 +17,7 @@ export const EMAIL_EVENT_FILTER_ORDER = [
   'appId',
   'type',
   'provider',
+  'stream',
 ] as const;
 
 /**
@@ -31,6 +32,22 @@ function assertProviderServed(query: ListEmailEventsQuery): void {
     throw new BadRequestException(
       `provider cannot be combined with ${wide.join(', ')}: filter by provider alone, or within a messageId ` +
         'or contactId',
+    );
+  }
+}
+
+/**
+ * `stream` leads its own index and one within an app; within a message's or a person's events it is
+ * filtered on the way. A campaign's events are all of one stream, and with a type or a provider it would
+ * be filtered while walking millions of keys, so those combinations are refused.
+ */
+function assertStreamServed(query: ListEmailEventsQuery): void {
+  const wide = (['campaignId', 'type', 'provider'] as const).filter((field) => query[field] !== undefined);
+  const small = query.messageId !== undefined || query.contactId !== undefined;
+  if (query.stream !== undefined && !small && wide.length) {
+    throw new BadRequestException(
+      `stream cannot be combined with ${wide.join(', ')}: filter by stream alone, within an appId, or ` +
+        'within a messageId or contactId',
     );
   }
 }
@@ -54,6 +71,7 @@ export class EmailEventsService {
    */
   list(query: ListEmailEventsQuery): Promise<{ items: EmailEvent[]; pagination: Pagination }> {
     assertProviderServed(query);
+    assertStreamServed(query);
     const filter: Record<string, string> = {};
     for (const field of EMAIL_EVENT_FILTER_ORDER) {
       const value = query[field];

@@ -133,6 +133,7 @@ export class ProviderEffects {
         contactId,
         messageId: event.messageId,
         campaignId: event.message.campaignId,
+        stream: event.message.stream,
         provider: PRIMARY_PROVIDER,
         type: 'unsubscribed',
         userAgent: null,

@@ -245,6 +245,7 @@ function storedEvent(delivery: VerifiedDelivery, message: SentMessageRecord): Ne
     contactId: message.contactId,
     messageId: message.messageId,
     campaignId: message.campaignId,
+    stream: message.stream,
     provider: PRIMARY_PROVIDER,
     type: event.type,
     ...(event.bounceType ? { bounceType: event.bounceType } : {}),

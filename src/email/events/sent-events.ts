@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, type Types } from 'mongoose';
-import type { EmailJob } from '../jobs/schemas/email-job.schema';
+import { type EmailJob, streamOf } from '../jobs/schemas/email-job.schema';
 import { EmailEvent } from '../tracking/schemas/email-event.schema';
 import { EmailEventLedger, type NewEmailEvent } from './email-event-ledger';
 import type { SentMessage } from './sent-message';
@@ -14,6 +14,7 @@ export function sentMessageOf(job: EmailJob): SentMessage | undefined {
     appId: job.appId ?? null,
     campaignId: job.campaignId ?? null,
     contactId: typeof contactId === 'string' ? contactId : null,
+    stream: streamOf(job),
   };
 }
 
@@ -58,6 +59,7 @@ export class SentEvents {
         appId: send.message.appId,
         contactId: send.message.contactId,
         campaignId: send.message.campaignId,
+        stream: send.message.stream,
         messageId: send.messageId,
         provider: send.provider,
         type: 'sent',

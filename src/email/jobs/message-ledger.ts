@@ -9,6 +9,7 @@ import type { AppConfig } from '../../config/env';
 import { ContactEvents, type ContactErasedEvent } from '../../contacts/contact.events';
 import { messageIdOf, senderDomain } from '../delivery/message-headers';
 import { MessageLedgerEntry } from './schemas/message-ledger.schema';
+import { type EmailStream, streamOf } from './schemas/email-job.schema';
 
 const DAY_MS = 86_400_000;
 
@@ -20,6 +21,7 @@ export interface LedgerMessage {
   appId: string | null;
   campaignId: string | null;
   contactId: string | null;
+  stream: EmailStream;
 }
 
 /** A send the worker recorded. */
@@ -37,6 +39,7 @@ export function ledgerMessageOf(job: {
   idempotencyKey: string;
   appId: string | null;
   campaignId: string | null;
+  stream?: EmailStream | null;
   payload: Record<string, unknown>;
 }): LedgerMessage {
   const { to, contactId } = job.payload as { to?: unknown; contactId?: unknown };
@@ -47,6 +50,7 @@ export function ledgerMessageOf(job: {
     appId: job.appId ?? null,
     campaignId: job.campaignId ?? null,
     contactId: typeof contactId === 'string' ? contactId : null,
+    stream: streamOf(job),
   };
 }
 

@@ -89,6 +89,7 @@ export class SendEmailHandler {
       idempotencyKey: `email-job/${String(job._id)}`,
       from: identity.from,
       to: message.to,
+      stream,
       replyTo: identity.replyTo,
       envelopeFrom: this.verp.envelopeFor(String(job._id), identity.envelopeFrom),
       dkim: identity.dkim,

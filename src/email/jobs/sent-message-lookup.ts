@@ -4,7 +4,7 @@ import { isObjectIdOrHexString, Model, trusted } from 'mongoose';
 import { jobIdOfMessageId } from '../delivery/message-headers';
 import { MessageLedger } from './message-ledger';
 import type { MessageLedgerEntry } from './schemas/message-ledger.schema';
-import { EmailJob } from './schemas/email-job.schema';
+import { EmailJob, type EmailStream, streamOf } from './schemas/email-job.schema';
 
 /** A message the worker sent, as provider events need it. */
 export interface SentMessageRecord {
@@ -14,11 +14,19 @@ export interface SentMessageRecord {
   appId: string | null;
   campaignId: string | null;
   contactId: string | null;
+  stream: EmailStream;
   /** The recipient (lower-cased), or an erased person's placeholder. */
   to: string | null;
 }
 
-const JOB_PROJECTION = { messageId: 1, appId: 1, campaignId: 1, 'payload.to': 1, 'payload.contactId': 1 };
+const JOB_PROJECTION = {
+  messageId: 1,
+  appId: 1,
+  campaignId: 1,
+  stream: 1,
+  'payload.to': 1,
+  'payload.contactId': 1,
+};
 
 /**
  * Finds the message a provider event names: by the Message-ID the worker gave it, `<job id>@<sender
@@ -119,7 +127,7 @@ export class SentMessageLookup {
 
 function recordOfEntry(entry: MessageLedgerEntry): SentMessageRecord {
   const { messageId, appId, campaignId, contactId, to } = entry;
-  return { jobId: String(entry._id), messageId, appId, campaignId, contactId, to };
+  return { jobId: String(entry._id), messageId, appId, campaignId, contactId, stream: streamOf(entry), to };
 }
 
 function recordOfJob(job: EmailJob, messageId: string): SentMessageRecord {
@@ -130,6 +138,7 @@ function recordOfJob(job: EmailJob, messageId: string): SentMessageRecord {
     appId: job.appId ?? null,
     campaignId: job.campaignId ?? null,
     contactId: typeof payload.contactId === 'string' ? payload.contactId : null,
+    stream: streamOf(job),
     to: typeof payload.to === 'string' ? payload.to : null,
   };
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { EMAIL_STREAMS, type EmailStream } from '../../jobs/schemas/email-job.schema';
 import { EMAIL_EVENT_TYPES } from '../../tracking/schemas/email-event.schema';
 
 export class TopLink {
@@ -79,9 +80,31 @@ export class OverviewTimelineEntry {
   @ApiProperty({ description: 'Human clicks' }) clicked: number;
 }
 
+/** One stream's totals over the range. */
+export class StreamTotals {
+  @ApiProperty() sent: number;
+  @ApiProperty() delivered: number;
+  @ApiProperty({ description: 'Human opens' }) opened: number;
+  @ApiProperty({ description: 'Human clicks' }) clicked: number;
+  @ApiProperty() bounced: number;
+  @ApiProperty() complained: number;
+  @ApiProperty() unsubscribed: number;
+}
+
+export class TotalsByStream {
+  @ApiProperty({ type: StreamTotals }) transactional: StreamTotals;
+  @ApiProperty({ type: StreamTotals }) broadcast: StreamTotals;
+}
+
 export class OverviewView {
   @ApiProperty({ example: '2026-10-25' }) from: string;
   @ApiProperty({ example: '2026-11-23' }) to: string;
+  @ApiProperty({
+    enum: EMAIL_STREAMS,
+    nullable: true,
+    description: 'The stream the figures are of (the `stream` asked for); null: all mail',
+  })
+  stream: EmailStream | null;
   @ApiProperty() totalSent: number;
   @ApiProperty() totalDelivered: number;
   @ApiProperty() totalOpened: number;
@@ -99,6 +122,13 @@ export class OverviewView {
   @ApiProperty({ description: 'complained / delivered (sent when no delivery is reported), 0..1' })
   complaintRate: number;
   @ApiProperty({ type: [OverviewTimelineEntry] }) timeline: OverviewTimelineEntry[];
+  @ApiProperty({
+    type: TotalsByStream,
+    description:
+      'The range’s totals of each stream (from the same daily counters). Events recorded before streams ' +
+      'were kept on events count in the totals above, in no stream',
+  })
+  byStream: TotalsByStream;
 }
 
 /**
@@ -143,4 +173,12 @@ export class OverviewQuery {
   @MaxLength(100)
   @Matches(/^[a-z0-9][a-z0-9-]*$/, { message: 'appId must be an app id' })
   appId?: string;
+
+  @ApiPropertyOptional({
+    enum: EMAIL_STREAMS,
+    description: 'Only this stream’s mail: every figure and the timeline (default: all mail)',
+  })
+  @IsOptional()
+  @IsIn(EMAIL_STREAMS, { message: `stream must be one of: ${EMAIL_STREAMS.join(', ')}` })
+  stream?: EmailStream;
 }

@@ -1,6 +1,7 @@
 import { ApiParam, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsMongoId, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../../common/pagination/pagination';
+import { EMAIL_STREAMS, type EmailStream } from '../../jobs/schemas/email-job.schema';
 import {
   BOUNCE_TYPES,
   EMAIL_EVENT_TYPES,
@@ -66,6 +67,16 @@ export class ListEmailEventsQuery extends PaginationQueryDto {
   @MaxLength(100)
   @Matches(/^[a-z0-9][a-z0-9-]*$/, { message: 'appId must be an app id' })
   appId?: string;
+
+  @ApiPropertyOptional({
+    enum: EMAIL_STREAMS,
+    description:
+      'The message stream; alone, within an app, a message or a person (not with campaignId, type or ' +
+      'provider: 400). Events recorded before streams were kept on events have none and never match',
+  })
+  @IsOptional()
+  @IsIn(EMAIL_STREAMS, { message: `stream must be one of: ${EMAIL_STREAMS.join(', ')}` })
+  stream?: EmailStream;
 }
 
 export class EmailEventView {
@@ -76,6 +87,12 @@ export class EmailEventView {
   @ApiProperty({ type: String, nullable: true }) campaignId: string | null;
   @ApiProperty({ example: 'primary' }) provider: string;
   @ApiProperty({ enum: EMAIL_EVENT_TYPES }) type: EmailEventType;
+  @ApiProperty({
+    enum: EMAIL_STREAMS,
+    nullable: true,
+    description: 'The message stream; null for an event recorded before streams were kept on events',
+  })
+  stream: EmailStream | null;
   @ApiProperty({
     description: 'A machine (privacy proxy, link scanner), not counted as a human open or click',
   })
@@ -114,6 +131,7 @@ export function toEmailEventView(event: EmailEvent): EmailEventView {
     campaignId: event.campaignId ?? null,
     provider: event.provider,
     type: event.type,
+    stream: event.stream ?? null,
     automated: event.automated ?? false,
     ...(event.bounceType ? { bounceType: event.bounceType } : {}),
     ...(event.url ? { url: event.url } : {}),

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema } from 'mongoose';
+import type { EmailStream } from '../../jobs/schemas/email-job.schema';
 
 /**
  * The analytics counters (docs/architecture.md "Analytics"): aggregated by `AnalyticsCounters` when events
@@ -36,6 +37,8 @@ export class DailyCounters {
   @Prop({ required: true }) scope: string;
   @Prop({ required: true }) date: string;
   @Prop({ type: MongooseSchema.Types.Mixed, default: {} }) totals: Counts;
+  /** The same counts per message stream (events written before streams were kept count in totals only). */
+  @Prop({ type: MongooseSchema.Types.Mixed }) streams?: Partial<Record<EmailStream, Counts>>;
 }
 export const DailyCountersSchema = SchemaFactory.createForClass(DailyCounters);
 

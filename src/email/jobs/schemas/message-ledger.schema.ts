@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
+import { EMAIL_STREAMS, type EmailStream } from './email-job.schema';
 
 /**
  * What later steps need of an `email.send` job once the job itself is gone (EMAIL_JOB_RETENTION_DAYS):
@@ -20,6 +21,8 @@ export class MessageLedgerEntry {
   @Prop({ type: String, default: null }) appId: string | null;
   @Prop({ type: String, default: null }) campaignId: string | null;
   @Prop({ type: String, default: null }) contactId: string | null;
+  /** Its job's stream (absent on entries written before it was kept: `streamOf` reads those). */
+  @Prop({ type: String, enum: EMAIL_STREAMS }) stream?: EmailStream;
   /** `smtp`, `resend-api` or `outbox`, once sent. */
   @Prop({ type: String }) provider?: string;
   /**

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
+import { EMAIL_STREAMS, type EmailStream } from '../../jobs/schemas/email-job.schema';
 
 /** The event types analytics count (spec "Events"); `delivery_delayed` is recorded and listed only. */
 export const EMAIL_EVENT_TYPES = [
@@ -34,6 +35,11 @@ export class EmailEvent {
    */
   @Prop({ type: String, default: null }) messageId: string | null;
   @Prop({ type: String, default: null }) campaignId: string | null;
+  /**
+   * The stream of the message (its job's): written on every event since streams were kept on events;
+   * older events have none (docs/decisions/data-event-stream.md).
+   */
+  @Prop({ type: String, enum: EMAIL_STREAMS }) stream?: EmailStream;
   @Prop({ required: true }) provider: string;
   @Prop({ type: String, enum: EMAIL_EVENT_TYPES, required: true }) type: EmailEventType;
   /** Clicks: which link of the campaign's table, and its URL. */
@@ -80,6 +86,10 @@ EmailEventSchema.index({ appId: 1, createdAt: -1, _id: -1 });
 // worth of keys, not a walk through every event of the campaign or app.
 EmailEventSchema.index({ campaignId: 1, type: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ appId: 1, type: 1, createdAt: -1, _id: -1 });
+// stream: one stream's events, on their own or within one app (a stream within a campaign, a type or a
+// provider is refused: EmailEventsService).
+EmailEventSchema.index({ stream: 1, createdAt: -1, _id: -1 });
+EmailEventSchema.index({ appId: 1, stream: 1, createdAt: -1, _id: -1 });
 // type, and provider: the rarer filters on their own.
 EmailEventSchema.index({ type: 1, createdAt: -1, _id: -1 });
 EmailEventSchema.index({ provider: 1, createdAt: -1, _id: -1 });
