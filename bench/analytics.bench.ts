@@ -34,7 +34,15 @@ import {
   UniqueFlagSchema,
 } from '../src/email/events/schemas/analytics.schemas';
 import { EmailEvent, EmailEventSchema } from '../src/email/tracking/schemas/email-event.schema';
-import { clientIpOf, PROJECT_ROOT, startServer } from './http-bench';
+import {
+  type BenchServer,
+  clientIpOf,
+  costColumns,
+  costMeter,
+  PROJECT_ROOT,
+  startServer,
+  type UnitCost,
+} from './http-bench';
 
 const TOTAL_EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const SMALL = 10_000;
@@ -97,20 +105,26 @@ async function seed(ledger: EmailEventLedger, campaigns: string[], upTo: number,
   if (batch.length > 0) await flush();
 }
 
+/** Median and p95 latency of SAMPLES requests after WARM_UP, and the server's cost per timed request. */
 async function latency(
-  url: string,
-  headers: Record<string, string>,
-): Promise<{ median: number; p95: number }> {
+  server: BenchServer,
+  path: string,
+): Promise<{ median: number; p95: number; cost: UnitCost }> {
   const times: number[] = [];
+  let perRequest: ((units: number) => Promise<UnitCost>) | undefined;
   for (let i = 0; i < SAMPLES + WARM_UP; i++) {
+    if (i === WARM_UP) perRequest = await costMeter(server);
     const started = process.hrtime.bigint();
-    const res = await fetch(url, { headers: { ...headers, 'x-forwarded-for': clientIpOf(i + 1) } });
-    if (!res.ok) throw new Error(`${url} → ${res.status} ${await res.text()}`);
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      headers: { ...server.admin, 'x-forwarded-for': clientIpOf(i + 1) },
+    });
+    if (!res.ok) throw new Error(`${path} → ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
     if (i >= WARM_UP) times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
+  const cost = await perRequest!(SAMPLES);
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)] };
+  return { median: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)], cost };
 }
 
 async function main(): Promise<void> {
@@ -140,7 +154,6 @@ async function main(): Promise<void> {
 
     const today = new Date().toISOString().slice(0, 10);
     const from = new Date(Date.now() - 29 * DAY_MS).toISOString().slice(0, 10);
-    const admin = server.admin;
     const endpoints = (campaignId: string, contactId: string) => ({
       'campaign analytics': `/admin/email-events/analytics/campaigns/${campaignId}`,
       'campaign recipients (page 3 of 50)': `/admin/email-events/analytics/campaigns/${campaignId}/recipients?page=3&limit=50`,
@@ -149,9 +162,9 @@ async function main(): Promise<void> {
       'campaign stats': `/admin/email-events/campaign/${campaignId}/stats`,
     });
     const measureAll = async () => {
-      const results: Record<string, { median: number; p95: number }> = {};
+      const results: Record<string, { median: number; p95: number; cost: UnitCost }> = {};
       for (const [name, path] of Object.entries(endpoints(campaigns[0], people[0]))) {
-        results[name] = await latency(`${server.baseUrl}${path}`, admin);
+        results[name] = await latency(server, path);
       }
       return results;
     };
@@ -177,6 +190,7 @@ async function main(): Promise<void> {
         [`median ms @${state.written}`]: large[name].median.toFixed(2),
         [`p95 ms @${state.written}`]: large[name].p95.toFixed(2),
         'ratio (medians)': (large[name].median / small[name].median).toFixed(2),
+        ...costColumns(large[name].cost),
       })),
     );
 
@@ -206,6 +220,7 @@ async function main(): Promise<void> {
     }
     const webhook = new Webhook(SECRET);
     let n = 0;
+    const perEvent = await costMeter(server);
     const result = await autocannon({
       url: `${server.baseUrl}/email-events/primary-provider`,
       method: 'POST',
@@ -240,10 +255,12 @@ async function main(): Promise<void> {
     const stored = await connection
       .collection('email_events')
       .countDocuments({ provider: 'primary', type: 'delivered', webhookId: { $exists: true } });
+    const { cpuUs, commands } = await perEvent(result.requests.total);
     console.log(
       `Webhook ingestion: ${MESSAGES} signed email.delivered events, ${result.requests.average.toFixed(0)} ` +
         `events a second (mean over ${result.duration.toFixed(1)} s, 10 connections), ` +
-        `${result.non2xx + result.errors + result.timeouts} non-2xx or errors; ${stored} stored`,
+        `${result.non2xx + result.errors + result.timeouts} non-2xx or errors; ${stored} stored; ` +
+        `server CPU ${Math.round(cpuUs ?? NaN)} µs/event, ${commands?.toFixed(2)} db commands/event`,
     );
   } finally {
     await connection.close();

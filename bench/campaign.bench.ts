@@ -178,11 +178,15 @@ function timed<T extends object>(target: T, method: keyof T & string): { calls: 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 /**
- * CPU used by the service, the dev database and the SMTP server, per message: on a machine shared with
- * other work the messages per second vary with the load, the CPU a message costs much less.
+ * CPU used by the service, the dev database and the SMTP server, per message, and the service's database
+ * commands per message (the bench's own status reads, one per worker run and four a second, included): on a
+ * machine shared with other work the messages per second vary with the load, what a message costs much less.
  */
-function cpuMeter(smtpPid: number | undefined): () => string {
+function cpuMeter(smtpPid: number | undefined, connection: Connection): () => string {
   const dbPid = devDatabasePid();
+  let commands = 0;
+  const count = () => (commands += 1);
+  connection.getClient().on('commandStarted', count);
   const started = {
     service: process.cpuUsage(),
     db: cpuSecondsOf(dbPid),
@@ -194,10 +198,12 @@ function cpuMeter(smtpPid: number | undefined): () => string {
       seconds === undefined ? '?' : ((seconds * 1000) / RECIPIENTS).toFixed(2);
     const db = cpuSecondsOf(dbPid);
     const smtp = cpuSecondsOf(smtpPid);
+    connection.getClient().off('commandStarted', count);
     return (
       `service ${perMessage((service.user + service.system) / 1e6)}, ` +
       `dev database ${perMessage(db === undefined ? db : db - started.db!)}, ` +
-      `SMTP server ${perMessage(smtp === undefined ? smtp : smtp - started.smtp!)}`
+      `SMTP server ${perMessage(smtp === undefined ? smtp : smtp - started.smtp!)}; ` +
+      `${(commands / RECIPIENTS).toFixed(2)} db commands per message`
     );
   };
 }
@@ -216,7 +222,8 @@ async function fanOut(databaseUri: string): Promise<boolean> {
   let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
   try {
     Object.assign(process.env, {
-      MONGODB_URI: withDatabaseName(databaseUri, 'bench_campaign'),
+      // Command monitoring on: the database commands per message are counted (cpuMeter).
+      MONGODB_URI: `${withDatabaseName(databaseUri, 'bench_campaign')}?monitorCommands=true`,
       SMTP_URL: smtp.url,
       EMAIL_WORKER_ENABLED: 'false',
       EMAIL_WORKER_CONCURRENCY: CONCURRENCY,
@@ -272,7 +279,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     );
     const profile = inProcessProfile();
     await profile.start();
-    const cpu = cpuMeter(smtp.child.pid);
+    const cpu = cpuMeter(smtp.child.pid, connection);
     const started = performance.now();
     await campaigns.send('bench', String(draft._id));
     let campaign = draft;
@@ -309,7 +316,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
         'plan finished after',
         `${(planDoneMs / 1000).toFixed(1)} s (it runs beside the sends; polled every 250 ms)`,
       ],
-      ['CPU ms per message', cpuPerMessage],
+      ['CPU ms, db commands per message', cpuPerMessage],
       ['SMTP received', `${received.size} distinct, ${duplicated} duplicated, ${missing} missing`],
       ['RSS before send', mb(rssBefore)],
       ['peak RSS (service: planner + worker)', mb(peakRss)],

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { cpuSecondsOf } from './process-cpu';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
@@ -219,6 +220,49 @@ export interface Scenario {
   dbCommands?: () => Promise<number>;
 }
 
+/** Where a unit of work's cost is read: a server's process (CPU time) and its command counter. */
+export interface CostSource {
+  pid?: number;
+  dbCommands?: () => Promise<number>;
+}
+
+/** A server's CPU time (µs) and database commands per unit of work (undefined where not measured). */
+export interface UnitCost {
+  cpuUs?: number;
+  commands?: number;
+}
+
+/**
+ * Starts counting a server's CPU time and database commands; the function it returns divides what was spent
+ * since by the units of work done meanwhile (requests, events, messages): what every bench prints beside its
+ * rates.
+ */
+export async function costMeter(source: CostSource): Promise<(units: number) => Promise<UnitCost>> {
+  const cpuBefore = cpuSecondsOf(source.pid);
+  const commandsBefore = await source.dbCommands?.();
+  return async (units) => {
+    const cpuAfter = cpuSecondsOf(source.pid);
+    const commandsAfter = await source.dbCommands?.();
+    const per = (before: number | undefined, after: number | undefined, scale: number) =>
+      before !== undefined &&
+      after !== undefined &&
+      Number.isFinite(before) &&
+      Number.isFinite(after) &&
+      units > 0
+        ? ((after - before) * scale) / units
+        : undefined;
+    return { cpuUs: per(cpuBefore, cpuAfter, 1_000_000), commands: per(commandsBefore, commandsAfter, 1) };
+  };
+}
+
+/** The two columns of a UnitCost, named per `unit` ("req", "event", …), for console.table rows. */
+export function costColumns(cost: UnitCost, unit = 'req'): Record<string, number | string> {
+  return {
+    [`server CPU µs/${unit}`]: cost.cpuUs === undefined ? '' : Math.round(cost.cpuUs),
+    [`db commands/${unit}`]: cost.commands === undefined ? '' : Number(cost.commands.toPrecision(3)),
+  };
+}
+
 let requestCounter = 0;
 
 /** A client address per request number: 16 million distinct ones, so per-IP limits never bite. */
@@ -230,9 +274,8 @@ async function measure(
 ): Promise<{ rps: number; non2xx: number; cpu: CpuPerRequest; commands?: number }> {
   const started = startedServerOf(scenario);
   const pid = scenario.pid ?? started?.pid;
-  const countCommands = scenario.dbCommands ?? started?.dbCommands;
-  const before = { server: cpuSecondsOf(pid), database: cpuSecondsOf(scenario.databasePid) };
-  const commandsBefore = await countCommands?.();
+  const serverCost = await costMeter({ pid, dbCommands: scenario.dbCommands ?? started?.dbCommands });
+  const databaseCost = await costMeter({ pid: scenario.databasePid });
   const clientBefore = process.cpuUsage();
   const result = await autocannon({
     url: scenario.url,
@@ -257,24 +300,17 @@ async function measure(
   const client = process.cpuUsage(clientBefore);
   // Work the requests left behind (events written within a second) is theirs, not the next scenario's.
   if (scenario.databasePid) await idle([pid, scenario.databasePid]);
-  const commandsAfter = await countCommands?.();
   const answered = result.requests.total;
-  const perRequest = (before: number | undefined, after: number | undefined) =>
-    before !== undefined && after !== undefined && answered > 0
-      ? ((after - before) * 1_000_000) / answered
-      : undefined;
+  const server = await serverCost(answered);
   return {
     rps: result.requests.average,
     non2xx: result.non2xx + result.errors + result.timeouts,
     cpu: {
-      server: perRequest(before.server, cpuSecondsOf(pid)),
-      database: perRequest(before.database, cpuSecondsOf(scenario.databasePid)),
+      server: server.cpuUs,
+      database: (await databaseCost(answered)).cpuUs,
       client: answered > 0 ? (client.user + client.system) / answered : undefined,
     },
-    commands:
-      Number.isFinite(commandsBefore) && Number.isFinite(commandsAfter) && answered > 0
-        ? (commandsAfter! - commandsBefore!) / answered
-        : undefined,
+    commands: server.commands,
   };
 }
 
@@ -349,6 +385,44 @@ export async function runScenarios(
     }),
   );
   return means;
+}
+
+/** A server a bench compares, with what its scenarios need. */
+export interface BuildTarget {
+  label: string;
+  server: BenchServer;
+}
+
+/**
+ * The usual main of an HTTP bench: a dev database, bare Fastify answering `bareBody`, this checkout's build
+ * ("after") and BENCH_BASELINE_DIST's ("before", first) started by `start` on a database each, then
+ * `scenarios` of each build measured against bare Fastify (runScenarios), and everything stopped.
+ */
+export async function compareBuilds<T extends BuildTarget>(options: {
+  bench: string;
+  bareBody: object;
+  start: (label: string, dist: string, mongoUri: string) => Promise<T>;
+  scenarios: (target: T) => Scenario[];
+  connections: number;
+  durationS: number;
+}): Promise<Map<string, number>> {
+  const database = await startDevDatabase();
+  const builds: [string, string][] = [['after', join(PROJECT_ROOT, 'dist')]];
+  if (process.env.BENCH_BASELINE_DIST) builds.unshift(['before', resolve(process.env.BENCH_BASELINE_DIST)]);
+  const bare = await startBareFastify(options.bareBody);
+  const targets: T[] = [];
+  try {
+    for (const [label, dist] of builds) {
+      const uri = withDatabaseName(database.uri, `bench_${options.bench}_${label}`);
+      targets.push(await options.start(label, dist, uri));
+    }
+    const baseline: Scenario = { name: 'bare Fastify', url: `${bare.baseUrl}/`, headers: {}, pid: bare.pid };
+    return await runScenarios([baseline, ...targets.flatMap(options.scenarios)], baseline.name, options);
+  } finally {
+    await Promise.all(targets.map((target) => target.server.stop()));
+    bare.stop();
+    await database.stop();
+  }
 }
 
 /** The mean, NaN for no values. */

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
 import { serverProfile } from './cpu-profile';
-import { call, PROJECT_ROOT, startServer } from './http-bench';
+import { call, costColumns, costMeter, PROJECT_ROOT, startServer } from './http-bench';
 import { cpuSecondsOf, devDatabasePid } from './process-cpu';
 
 const REQUESTS = 10;
@@ -35,8 +35,9 @@ async function main(): Promise<void> {
     profile.nodeArgs,
   );
   const importInto = async (appId: string, from: number) => {
-    const started = process.hrtime.bigint();
     const body = { subscribers: entries(from) };
+    const perSubscriber = await costMeter(server);
+    const started = process.hrtime.bigint();
     const res = await call(
       server.baseUrl,
       'POST',
@@ -46,7 +47,12 @@ async function main(): Promise<void> {
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const { imported, skipped } = res.data as { imported: number; skipped: number };
-    return { seconds, imported, skipped };
+    return {
+      seconds,
+      imported,
+      skipped,
+      ...costColumns(await perSubscriber(body.subscribers.length), 'person'),
+    };
   };
   try {
     for (const id of ['bench-app', 'bench-app-2']) {

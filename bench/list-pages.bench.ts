@@ -1,7 +1,8 @@
 /**
  * List pages benchmark: wall time of page 1 and of the last reachable page of five lists that grow with use
  * (subscribers, contacts, e-mail events, e-mail jobs, tickets), each over 100,000 matching documents in the
- * embedded dev database, on the built server; with BENCH_BASELINE_DIST, that build's pages beside.
+ * embedded dev database, on the built server, with its CPU time and database commands per request; with
+ * BENCH_BASELINE_DIST, that build's pages beside.
  *
  *   npm run bench -- list-pages
  *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench -- list-pages   (before/after in one run)
@@ -18,7 +19,7 @@ import { resolve } from 'node:path';
 import { type Document, MongoClient, ObjectId } from 'mongodb';
 import { cursorAfter } from '../src/common/pagination/page-cursor';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { type BenchServer, PROJECT_ROOT, startServer } from './http-bench';
+import { type BenchServer, costMeter, PROJECT_ROOT, startServer, type UnitCost } from './http-bench';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3);
@@ -183,18 +184,25 @@ async function lastPageCursor(uri: string, list: List): Promise<string> {
   }
 }
 
-/** Median wall time (ms) of REQUESTS requests, after one untimed. */
-async function timed(server: BenchServer, path: string): Promise<number> {
+/**
+ * Median wall time (ms) of REQUESTS requests, after one untimed, with the server's CPU time and database
+ * commands per timed request: `412 ms (5,120 µs CPU, 1 cmd)`.
+ */
+async function timed(server: BenchServer, path: string): Promise<string> {
   const times: number[] = [];
+  let perRequest: ((units: number) => Promise<UnitCost>) | undefined;
   for (let i = 0; i <= REQUESTS; i += 1) {
+    if (i === 1) perRequest = await costMeter(server);
     const started = performance.now();
     const res = await fetch(`${server.baseUrl}${path}`, { headers: server.admin });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`${path} → ${res.status}`);
     if (i > 0) times.push(performance.now() - started);
   }
+  const { cpuUs, commands } = await perRequest!(REQUESTS);
   times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  const cpu = cpuUs === undefined ? '' : `${Math.round(cpuUs).toLocaleString('en')} µs CPU, `;
+  return `${times[Math.floor(times.length / 2)].toFixed(0)} ms (${cpu}${commands?.toFixed(2) ?? '–'} cmd)`;
 }
 
 async function main(): Promise<void> {
@@ -210,9 +218,7 @@ async function main(): Promise<void> {
       servers.push(['before', await startServer(resolve(process.env.BENCH_BASELINE_DIST), uri)]);
     }
     servers.push(['after', await startServer(resolve(PROJECT_ROOT, 'dist'), uri)]);
-    const rows: string[] = [
-      '| list | build | page 1 (ms) | last page by number (ms) | last page by cursor (ms) |',
-    ];
+    const rows: string[] = ['| list | build | page 1 | last page by number | last page by cursor |'];
     rows.push('| --- | --- | --- | --- | --- |');
     for (const list of LISTS) {
       for (const [build, server] of servers) {
@@ -222,10 +228,8 @@ async function main(): Promise<void> {
         const byCursor =
           build === 'before'
             ? '–'
-            : (
-                await timed(server, `${list.path}&limit=${LIMIT}&after=${await lastPageCursor(uri, list)}`)
-              ).toFixed(0);
-        const row = `| ${list.name} | ${build} | ${first.toFixed(0)} | ${byNumber.toFixed(0)} (page ${deepest}) | ${byCursor} |`;
+            : await timed(server, `${list.path}&limit=${LIMIT}&after=${await lastPageCursor(uri, list)}`);
+        const row = `| ${list.name} | ${build} | ${first} | ${byNumber}, page ${deepest} | ${byCursor} |`;
         rows.push(row);
         console.log(row);
       }

@@ -1,8 +1,9 @@
 /**
  * Provider webhook benchmark (issue 29): for each EMAIL_PROVIDER format, the events a second the built
  * server ingests with valid signatures (one `delivered` event per request, each for a message of its own,
- * through the whole pipeline: authentication, lookup, receipt, event and counters), and the CPU cost of the
- * authentication alone per event, measured in this process on the same requests.
+ * through the whole pipeline: authentication, lookup, receipt, event and counters) with the server's CPU time
+ * and database commands per event, and the CPU cost of the authentication alone per event, measured in this
+ * process on the same requests.
  *
  *   npm run bench:providers            (BENCH_EVENTS=2000 for a quicker run)
  *
@@ -41,8 +42,7 @@ import {
   startFakeSns,
   testCertificate,
 } from '../test/helpers/provider-signing';
-import { clientIpOf, PROJECT_ROOT, startServer } from './http-bench';
-import { cpuSecondsOf } from './process-cpu';
+import { clientIpOf, costMeter, PROJECT_ROOT, startServer } from './http-bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000);
 /** Authentication-only runs per format, after as many warm-up runs. */
@@ -245,12 +245,13 @@ async function ingestionRate(format: Format, mongoUri: string, targets: SampleTa
       });
     };
     await send(warmUp);
-    const cpuBefore = cpuSecondsOf(server.pid) ?? NaN;
+    const perEvent = await costMeter(server);
     const result = await send(requests);
-    const cpuAfter = cpuSecondsOf(server.pid) ?? NaN;
+    const { cpuUs, commands } = await perEvent(requests.length);
     return {
       eventsPerSecond: result.requests.average,
-      serverCpuMicroseconds: ((cpuAfter - cpuBefore) * 1e6) / requests.length,
+      serverCpuMicroseconds: cpuUs ?? NaN,
+      commands: commands ?? NaN,
       failures: result.non2xx + result.errors + result.timeouts,
       seconds: result.duration,
     };
@@ -262,6 +263,7 @@ async function ingestionRate(format: Format, mongoUri: string, targets: SampleTa
 interface Measured {
   eventsPerSecond: number[];
   serverCpuMicroseconds: number[];
+  commands: number[];
   authMicroseconds: number[];
   stored: number;
   failures: number;
@@ -294,12 +296,14 @@ async function main(): Promise<void> {
         const entry = results.get(format.name) ?? {
           eventsPerSecond: [],
           serverCpuMicroseconds: [],
+          commands: [],
           authMicroseconds: [],
           stored: 0,
           failures: 0,
         };
         entry.eventsPerSecond.push(rate.eventsPerSecond);
         entry.serverCpuMicroseconds.push(rate.serverCpuMicroseconds);
+        entry.commands.push(rate.commands);
         entry.authMicroseconds.push(auth);
         entry.stored += stored;
         entry.failures += rate.failures;
@@ -325,6 +329,7 @@ async function main(): Promise<void> {
       'events/s (mean of rounds)': Math.round(mean(m.eventsPerSecond)),
       'events/s per round': m.eventsPerSecond.map(Math.round).join(' / '),
       'server CPU µs/event': Math.round(mean(m.serverCpuMicroseconds)),
+      'db commands/event': Number(mean(m.commands).toFixed(2)),
       'authentication µs/event': mean(m.authMicroseconds).toFixed(1),
       'stored / sent': `${m.stored} / ${2 * (EVENTS + 200)}`,
       'non-2xx': m.failures,

@@ -3,7 +3,8 @@
  * time (`POST /admin/templates`, which compiles and test-renders each field in a template worker), while a
  * probe asks `GET /health/live` one request after another. Reported per bomb: the answers of the saves,
  * their slowest answer, and the probe's p50 / p99 / worst latency, an upper bound of the server's longest
- * event-loop stall meanwhile (docs/decisions/security-template-sandbox.md).
+ * event-loop stall meanwhile (docs/decisions/security-template-sandbox.md), and the server's CPU time and
+ * database commands per save (the probes' share included; the template workers are threads of the server).
  * Goal: p99 <= 50 ms.
  *
  *   npm run bench -- template-compile        (BENCH_PARALLEL=20 saves at a time by default)
@@ -12,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
-import { clientIpOf, PROJECT_ROOT, startServer } from './http-bench';
+import { clientIpOf, costMeter, PROJECT_ROOT, startServer } from './http-bench';
 
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 20);
 const GOAL_MS = 50;
@@ -58,8 +59,10 @@ async function main(): Promise<void> {
     // Warm-up: the template workers started and a template compiled once.
     await save('warm-up', '<p>{{a}}</p>');
     console.log(`${PARALLEL} saves at a time; /health/live probed one request after another meanwhile\n`);
-    console.log('| bomb | answers | slowest save | /health/live p50 / p99 / worst |');
-    console.log('| --- | --- | --- | --- |');
+    console.log(
+      '| bomb | answers | slowest save | /health/live p50 / p99 / worst | server CPU ms, db commands per save |',
+    );
+    console.log('| --- | --- | --- | --- | --- |');
     let worstP99 = 0;
     for (const [name, source] of BOMBS) {
       let running = true;
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
           latencies.push(performance.now() - start);
         }
       })();
+      const perSave = await costMeter(server);
       const started = performance.now();
       const answers = await Promise.all(
         Array.from({ length: PARALLEL }, (_, i) =>
@@ -82,6 +86,7 @@ async function main(): Promise<void> {
       );
       running = false;
       await probe;
+      const { cpuUs, commands } = await perSave(PARALLEL);
       latencies.sort((a, b) => a - b);
       const p99 = percentile(latencies, 99);
       worstP99 = Math.max(worstP99, p99);
@@ -90,7 +95,7 @@ async function main(): Promise<void> {
       console.log(
         `| ${name} | ${statuses.join('; ')} | ${slowest.toFixed(0)} ms | ` +
           `${[percentile(latencies, 50), p99, latencies.at(-1)!].map((ms) => ms.toFixed(1)).join(' / ')} ms ` +
-          `(${latencies.length} probes) |`,
+          `(${latencies.length} probes) | ${((cpuUs ?? NaN) / 1000).toFixed(1)} ms, ${commands?.toFixed(2)} |`,
       );
     }
     console.log(

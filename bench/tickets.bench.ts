@@ -1,7 +1,7 @@
 /**
  * Tickets benchmark: seeds 100,000 tickets over 5 apps into an in-memory embedded dev database, boots the
- * application exactly as main.ts does, and reports p50/p95 latency and database round trips per request
- * for the app list, a filtered and sorted app list, the global list and the statistics endpoint.
+ * application exactly as main.ts does, and reports p50/p95 latency, CPU time and database commands per
+ * request for the app list, a filtered and sorted app list, the global list and the statistics endpoint.
  *
  *   npm run bench -- tickets            (BENCH_TICKETS=20000 BENCH_REQUESTS=50 to change the sizes)
  *
@@ -108,6 +108,9 @@ interface Result {
   requests: number;
   p50Ms: number;
   p95Ms: number;
+  /** This process's CPU time per timed request: the application's, and `inject`'s small share. */
+  cpuUsPerRequest: number;
+  dbCommandsPerRequest: number;
   roundTripsPerRequest: Record<string, number>;
 }
 
@@ -181,8 +184,10 @@ async function main(): Promise<void> {
     for (const scenario of scenarios) {
       const timings: number[] = [];
       const perCollection: Record<string, number> = {};
+      let cpuMicroseconds = 0;
       for (let i = 0; i < WARMUP + REQUESTS; i++) {
         commands = [];
+        const cpuBefore = process.cpuUsage();
         const started = performance.now();
         const res = await app.inject({
           method: 'GET',
@@ -190,10 +195,12 @@ async function main(): Promise<void> {
           headers: { authorization: `Bearer ${token}` },
         });
         const elapsed = performance.now() - started;
+        const cpu = process.cpuUsage(cpuBefore);
         if (res.statusCode !== 200)
           throw new Error(`${scenario.url} answered ${res.statusCode}: ${res.body}`);
         if (i < WARMUP) continue;
         timings.push(elapsed);
+        cpuMicroseconds += cpu.user + cpu.system;
         for (const command of commands) {
           const collection = String(command.command[command.commandName] ?? command.commandName);
           const key = `${command.commandName} ${collection}`;
@@ -206,13 +213,16 @@ async function main(): Promise<void> {
         requests: REQUESTS,
         p50Ms: Math.round(percentile(timings, 50)),
         p95Ms: Math.round(percentile(timings, 95)),
+        cpuUsPerRequest: Math.round(cpuMicroseconds / REQUESTS),
+        dbCommandsPerRequest: Object.values(perCollection).reduce((sum, n) => sum + n, 0) / REQUESTS,
         roundTripsPerRequest: Object.fromEntries(
           Object.entries(perCollection).map(([key, count]) => [key, count / REQUESTS]),
         ),
       });
       const last = results[results.length - 1];
       console.log(
-        `${last.scenario}: p50 ${last.p50Ms} ms, p95 ${last.p95Ms} ms, round trips/request ${JSON.stringify(last.roundTripsPerRequest)}`,
+        `${last.scenario}: p50 ${last.p50Ms} ms, p95 ${last.p95Ms} ms, CPU ${last.cpuUsPerRequest} µs/req, ` +
+          `${last.dbCommandsPerRequest} db commands/req ${JSON.stringify(last.roundTripsPerRequest)}`,
       );
     }
     console.log(

@@ -5,7 +5,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { type Model, type QueryFilter, trusted, Types } from 'mongoose';
 import { AppsService } from '../apps/apps.service';
 import type { Pagination } from '../common/http/envelope';
-import { findPage } from '../common/pagination/pagination';
+import { aggregatePage, findPage } from '../common/pagination/pagination';
 import type {
   CreateTicketInput,
   CreateTicketMessageDto,
@@ -86,19 +86,26 @@ export class TicketsService {
     return created;
   }
 
-  /** One page: two round trips (the page and the count). */
+  /**
+   * One page. An app's list (what a client app reads) is one aggregation, the page and its capped total
+   * together (docs/decisions/data-one-command-client-reads.md); the list across apps keeps two round trips,
+   * because its unfiltered total is the collection's count from metadata, exact and without a scan.
+   */
   async list(
     appId: string | undefined,
     query: ListAppTicketsQuery,
   ): Promise<{ items: Ticket[]; pagination: Pagination }> {
     if (appId === undefined) assertServedAcrossApps(query);
-    return findPage(this.tickets, {
+    const pageQuery = {
       filter: ticketListFilter(query, appId),
       sort: ticketListSort(query.sortBy, query.sortOrder),
       page: query.page,
       limit: query.limit,
       after: query.after,
-    });
+      // The thread is read by its own route; `findPage` leaves it out by the schema's `select: false`.
+      projection: { messages: 0 as const },
+    };
+    return appId === undefined ? findPage(this.tickets, pageQuery) : aggregatePage(this.tickets, pageQuery);
   }
 
   async get(appId: string | undefined, id: string): Promise<Ticket> {
@@ -119,15 +126,21 @@ export class TicketsService {
     const unset: Record<string, 1> = {};
     if (topic !== undefined) set.topic = topic;
     if (priority !== undefined) Object.assign(set, { priority, priorityRank: PRIORITY_RANK[priority] });
+    // `$min` sets a missing `resolvedAt` and keeps an earlier one: no read of the ticket first.
+    const min: Record<string, Date> = {};
     if (status !== undefined) {
       Object.assign(set, { status, statusRank: STATUS_RANK[status] });
-      if (!RESOLVED_STATUSES.includes(status)) unset.resolvedAt = 1;
-      else if (!(await this.get(appId, id)).resolvedAt) set.resolvedAt = new Date();
+      if (RESOLVED_STATUSES.includes(status)) min.resolvedAt = new Date();
+      else unset.resolvedAt = 1;
     }
     const updated = await this.tickets
       .findOneAndUpdate(
         filter,
-        { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+        {
+          $set: set,
+          ...(Object.keys(unset).length ? { $unset: unset } : {}),
+          ...(Object.keys(min).length ? { $min: min } : {}),
+        },
         { returnDocument: 'after' },
       )
       .lean<Ticket>()

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, type PipelineStage, SortOrder, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { findByIdOr404 } from '../common/database/object-id';
+import { findByIdOr404, validObjectIdOr404 } from '../common/database/object-id';
 import type { Pagination } from '../common/http/envelope';
 import { aggregatePage, findPage } from '../common/pagination/pagination';
 import type { Priority } from '../common/priority';
@@ -25,20 +25,23 @@ const SORTS: Record<WantSort, Record<string, SortOrder>> = {
 
 /**
  * Whether the voter voted for the want (`votedBy`: the vote's id, or nothing), joined to each want read: one
- * lookup per want on the unique (wantId, voterId) index, in the command that reads the wants.
+ * lookup per want on the unique (wantId, voterId) index, in the command that reads the wants. Only this
+ * app's votes count: a vote another app wrote for the want lives only until its toggle finds no want.
  */
-const votedBy = (voterId: string): PipelineStage.FacetPipelineStage => ({
+const votedBy = (appId: string, voterId: string): PipelineStage.FacetPipelineStage => ({
   $lookup: {
     from: WANT_VOTES_COLLECTION,
     let: { wantId: '$_id' },
     pipeline: [
-      { $match: { voterId, $expr: { $eq: ['$wantId', '$$wantId'] } } },
+      { $match: { voterId, appId, $expr: { $eq: ['$wantId', '$$wantId'] } } },
       { $limit: 1 },
       { $project: { _id: 1 } },
     ],
     as: 'votedBy',
   },
 });
+
+const WANT_NOT_FOUND = 'Want not found';
 
 type WantWithVote = Want & { votedBy: unknown[] };
 
@@ -71,7 +74,7 @@ export class WantsService {
     const { items, pagination } = await aggregatePage<WantWithVote, Want>(
       this.wants,
       pageQuery(appId, query),
-      [votedBy(voterId)],
+      [votedBy(appId, voterId)],
     );
     return { items: items.map(forVoter), pagination };
   }
@@ -90,18 +93,18 @@ export class WantsService {
 
   /** The want of this app, or 404 (another app's want is not found either). */
   get(appId: string, id: string): Promise<Want> {
-    return findScoped(this.wants, appId, id, 'Want not found');
+    return findScoped(this.wants, appId, id, WANT_NOT_FOUND);
   }
 
   /** The want of this app with whether `voterId` has voted for it, in one command; 404 as `get`. */
   async getForVoter(appId: string, id: string, voterId: string): Promise<WantForVoter> {
-    const found = await findByIdOr404(id, 'Want not found', async (_id) => {
+    const found = await findByIdOr404(id, WANT_NOT_FOUND, async (_id) => {
       const [want] = await this.wants
         .aggregate<WantWithVote>([
           // An aggregation casts nothing: the id as the ObjectId it is stored as.
           { $match: { _id: new Types.ObjectId(_id), appId } },
           { $limit: 1 },
-          votedBy(voterId),
+          votedBy(appId, voterId),
         ])
         .exec();
       return want ?? null;
@@ -109,46 +112,60 @@ export class WantsService {
     return forVoter(found);
   }
 
-  private async hasVoted(voterId: string, wantId: Types.ObjectId): Promise<boolean> {
-    return (await this.votes.exists({ voterId, wantId })) !== null;
-  }
-
   /**
-   * Toggles the voter's vote. The unique (wantId, voterId) index decides: an insert that succeeds adds a
-   * vote, a duplicate means the vote exists and is removed. Each vote record created or deleted moves
-   * `voteCount` by exactly one, so the count matches the records under any concurrency.
+   * Toggles the voter's vote: two commands to vote, three to take it back
+   * (docs/decisions/data-vote-without-a-read.md). The unique (wantId, voterId) index decides: an insert
+   * that succeeds adds a vote, a duplicate means the vote exists and is removed. Each vote record created or
+   * deleted moves `voteCount` by exactly one, so the count matches the records under any concurrency. The
+   * want is not read first: the counter's update, scoped by `appId`, is what finds it, and a vote written
+   * for a want this app does not have is deleted again before the 404.
    */
   async toggleVote(
     appId: string,
     id: string,
     voterId: string,
   ): Promise<{ voteCount: number; hasVoted: boolean }> {
-    const want = await this.get(appId, id);
-    let delta: 1 | -1 | 0;
+    const wantId = new Types.ObjectId(validObjectIdOr404(id, WANT_NOT_FOUND));
+    // The app is in every filter: a vote another app wrote for this want is never taken back from here.
+    const vote = { wantId, voterId, appId };
+    if (await this.insertVote(vote)) {
+      const counted = await this.moveVoteCount(appId, wantId, 1);
+      if (counted) return { voteCount: counted.voteCount, hasVoted: true };
+      await this.votes.deleteOne(vote).exec();
+      throw new NotFoundException(WANT_NOT_FOUND);
+    }
+    const removed = await this.votes.deleteOne(vote).exec();
+    if (removed.deletedCount === 1) {
+      const counted = await this.moveVoteCount(appId, wantId, -1);
+      if (counted) return { voteCount: counted.voteCount, hasVoted: false };
+      throw new NotFoundException(WANT_NOT_FOUND);
+    }
+    // A concurrent toggle of the same voter took the vote back first (or the vote is another app's).
+    const { want, hasVoted } = await this.getForVoter(appId, id, voterId);
+    return { voteCount: want.voteCount, hasVoted };
+  }
+
+  /** True when the vote was written, false when the voter's vote on that want exists already. */
+  private async insertVote(vote: Pick<WantVote, 'wantId' | 'voterId' | 'appId'>): Promise<boolean> {
     try {
-      await this.votes.create({ wantId: want._id, appId, voterId });
-      delta = 1;
+      await this.votes.create(vote);
+      return true;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
-      const removed = await this.votes.deleteOne({ wantId: want._id, voterId }).exec();
-      delta = removed.deletedCount === 1 ? -1 : 0;
+      return false;
     }
-    const updated =
-      delta === 0
-        ? await this.wants.findById(want._id).lean<Want>().exec()
-        : await this.wants
-            .findByIdAndUpdate(
-              want._id,
-              { $inc: { voteCount: delta } },
-              { returnDocument: 'after', timestamps: false },
-            )
-            .lean<Want>()
-            .exec();
-    if (!updated) throw new NotFoundException('Want not found');
-    return {
-      voteCount: updated.voteCount,
-      hasVoted: delta === 1 || (delta === 0 && (await this.hasVoted(voterId, want._id))),
-    };
+  }
+
+  /** The want's count after moving it by `delta`, or null when this app has no such want. */
+  private moveVoteCount(appId: string, wantId: Types.ObjectId, delta: 1 | -1) {
+    return this.wants
+      .findOneAndUpdate(
+        { _id: wantId, appId },
+        { $inc: { voteCount: delta } },
+        { returnDocument: 'after', timestamps: false, projection: { voteCount: 1 } },
+      )
+      .lean<Pick<Want, 'voteCount'>>()
+      .exec();
   }
 
   async stats(appId: string): Promise<WantStats> {
@@ -191,7 +208,7 @@ export class WantsService {
   }
 
   private set(appId: string, id: string, fields: Record<string, unknown>) {
-    return updateScoped(this.wants, appId, id, fields, 'Want not found');
+    return updateScoped(this.wants, appId, id, fields, WANT_NOT_FOUND);
   }
 }
 

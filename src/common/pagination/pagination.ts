@@ -125,9 +125,9 @@ export async function findPage<T>(
 
 /**
  * `findPage` in one command: one aggregation whose `$facet` reads the page (each document then goes through
- * `pageStages`, e.g. a `$lookup` of the caller's own records) and the capped total together. The same
- * bounds as `findPage` (skip, cursor, COUNT_CAP); on MongoDB the total fetches up to COUNT_LIMIT documents
- * instead of counting index keys, which is the price of the round trip it saves
+ * `pageStages`, e.g. a `$lookup` of the caller's own records) and the capped total together, after
+ * `query.projection`. The same bounds as `findPage` (skip, cursor, COUNT_CAP); on MongoDB the total fetches
+ * up to COUNT_LIMIT documents instead of counting index keys, which is the price of the round trip it saves
  * (docs/decisions/data-one-command-client-reads.md).
  */
 export async function aggregatePage<T, D = T>(
@@ -146,6 +146,8 @@ export async function aggregatePage<T, D = T>(
           Object.entries(stableSort).map(([key]) => [key, direction(stableSort, key)]),
         ),
       },
+      // Before `$facet`, so neither branch holds what the list does not show (a ticket's thread, say).
+      ...(query.projection ? [{ $project: query.projection }] : []),
       {
         $facet: {
           items: [...(skip > 0 ? [{ $skip: skip }] : []), { $limit: limit + 1 }, ...pageStages],

@@ -15,7 +15,6 @@ export class WantVote {
 
 export const WantVoteSchema = SchemaFactory.createForClass(WantVote);
 
-// One vote per want and voter: the invariant that keeps voteCount exact under concurrent requests.
+// One vote per want and voter: the invariant that keeps voteCount exact under concurrent requests. It also
+// serves every read and delete of a vote (the board's `$lookup`, a toggle), all by want and voter.
 WantVoteSchema.index({ wantId: 1, voterId: 1 }, { unique: true });
-// hasVoted of one want after a vote toggles (by voter, then want).
-WantVoteSchema.index({ voterId: 1, wantId: 1 });
