@@ -20,6 +20,7 @@ import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
 import { useMailApp } from './helpers/mail-app';
 import { TestSmtpServer } from './helpers/smtp';
+import { SAFETY_DEADLINE_MS } from './helpers/wait';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const WORKER_OPTIONS: EmailWorkerOptions = {
@@ -61,7 +62,11 @@ function signed(body: string, options: SignOptions = {}) {
 }
 
 /** Chat notices are stored off the request (ChatNotifier.notify does not wait): poll for them. */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 5_000): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  ms = SAFETY_DEADLINE_MS,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();

@@ -70,7 +70,10 @@ describe('E-mail queue, worker and delivery', () => {
   let admin: Session;
   let viewer: Session;
 
-  const mailApp = useMailApp({ env: { MAIL_FROM: 'Admin Service <no-reply@mail.example.com>' }, ...APP_OPTIONS });
+  const mailApp = useMailApp({
+    env: { MAIL_FROM: 'Admin Service <no-reply@mail.example.com>' },
+    ...APP_OPTIONS,
+  });
   beforeAll(() => {
     ({ t, smtp } = mailApp);
     email = t.app.get(EmailService);
