@@ -39,7 +39,7 @@ describe('Link domains', () => {
     dns = await startDnsServer();
   });
   afterAll(() => dns?.close());
-  const mailApp = useMailApp({ env: () => ({ DNS_SERVERS: dns.address }) });
+  const mailApp = useMailApp(() => ({ env: { DNS_SERVERS: dns.address } }));
   beforeAll(() => {
     ({ t, smtp } = mailApp);
   });

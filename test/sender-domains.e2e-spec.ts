@@ -37,7 +37,7 @@ describe('Sender domains, app senders and DKIM', () => {
     dns = await startDnsServer();
   });
   afterAll(() => dns?.close());
-  const mailApp = useMailApp({ env: () => ({ DNS_SERVERS: dns.address }) });
+  const mailApp = useMailApp(() => ({ env: { DNS_SERVERS: dns.address } }));
   beforeAll(() => {
     ({ t, smtp } = mailApp);
     resolver = new Resolver();
