@@ -14,6 +14,7 @@ import { drainEmailQueue } from './helpers/email-queue';
 import { startResendReceiver, type ResendReceiver } from './helpers/resend-receiver';
 import { createSession } from './helpers/session';
 import {
+  COMPILE_HOOK_MS,
   compileWorker,
   killAll,
   startWorker,
@@ -285,7 +286,7 @@ describe('E-mail through the Resend API transport', () => {
   describe('a worker process killed mid-request', () => {
     beforeAll(async () => {
       compiled = await compileWorker();
-    }, 120_000);
+    }, COMPILE_HOOK_MS);
 
     function worker(name: string): WorkerProcess {
       const started = startWorker(compiled!, name, {
