@@ -14,6 +14,7 @@ import { drainEmailQueue } from './helpers/email-queue';
 import { startResendReceiver, type ResendReceiver } from './helpers/resend-receiver';
 import { createSession } from './helpers/session';
 import {
+  COMPILE_HOOK_MS,
   compileWorker,
   killAll,
   startWorker,
@@ -206,10 +207,10 @@ describe('E-mail through the Resend API transport', () => {
         postponed += (await worker.processDueJobs()).postponed;
         return refusedAt.length >= CONCURRENCY + 3;
       },
-      { timeoutMs: 30_000, intervalMs: 20, describe: () => `${refusedAt.length} refused call(s)` },
+      { intervalMs: 20, describe: () => `${refusedAt.length} refused call(s)` },
     );
     outage = false;
-    await drainEmailQueue(t, { deadlineMs: 30_000 });
+    await drainEmailQueue(t);
 
     const all = await jobs().find({}).toArray();
     expect(all.map((job) => [job.status, job.attempts])).toEqual(people.map(() => ['completed', 1]));
@@ -285,7 +286,7 @@ describe('E-mail through the Resend API transport', () => {
   describe('a worker process killed mid-request', () => {
     beforeAll(async () => {
       compiled = await compileWorker();
-    }, 120_000);
+    }, COMPILE_HOOK_MS);
 
     function worker(name: string): WorkerProcess {
       const started = startWorker(compiled!, name, {

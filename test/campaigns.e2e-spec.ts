@@ -11,11 +11,12 @@ import { TrackingEvents } from '../src/email/tracking/tracking-events';
 import { CampaignPlanner } from '../src/newsletter/campaigns/campaign-planner';
 import { CampaignProgress } from '../src/newsletter/campaigns/campaign-progress';
 import { Campaign } from '../src/newsletter/campaigns/schemas/campaign.schema';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { createTestApp, TestApp } from './helpers/app';
 import { drainEmailQueue, type DrainOptions } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
-import { ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
+import { ReceivedMail, TestSmtpServer } from './helpers/smtp';
 
 const WORKER_OPTIONS: EmailWorkerOptions = {
   concurrency: 20,
@@ -54,25 +55,20 @@ describe('Newsletter campaigns, fan-out and tracking', () => {
   let viewer: Session;
   let appId: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.MAIL_FROM = 'News <news@mail.example.com>';
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  const mailApp = useMailApp({
+    env: { MAIL_FROM: 'News <news@mail.example.com>' },
+    overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }],
+  });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
     campaigns = t.app.get<Model<Campaign>>(getModelToken(Campaign.name));
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     events = t.app.get<Model<EmailEvent>>(getModelToken(EmailEvent.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     ({ admin, viewer } = await createSessions(t));
     appId = (await seedApp(t)).id;
-    smtp.received.length = 0;
   });
 
   const base = () => `/admin/${appId}/newsletter/campaigns`;

@@ -144,7 +144,7 @@ describe('Chat notifications across restarts and in production', () => {
       receiver.reset();
       await seedRoutedApp();
       expect((await sendFeedback(t, 'Nobody drives this worker')).status).toBe(201);
-      await receiver.waitForCalls(1, 5_000);
+      await receiver.waitForCalls(1);
       expect(receiver.calls[0].body.data.subject).toBe('Nobody drives this worker');
       const digest = t.app.get(SchedulerRegistry).getCronJob('chat-digest');
       expect(digest.cronTime.source).toBe('30 7 * * *');

@@ -70,8 +70,6 @@ describe.each([
     await killAll([a, b].filter(Boolean));
     await redis?.close();
   });
-  jest.setTimeout(90_000);
-
   async function signIn(email: string, password: string, code?: string): Promise<Record<string, string>> {
     const login = await callApi(a.baseUrl, 'POST', '/auth/login', {
       body: { email, password, ...(code ? { code } : {}) },
@@ -98,7 +96,6 @@ describe.each([
   async function refusedOnBoth(ask: (instance: ApiProcess) => Promise<ApiAnswer>, status: number) {
     let last: ApiAnswer | undefined;
     await waitFor(async () => (last = await ask(b)).status === status, {
-      timeoutMs: 30_000,
       intervalMs: 50,
       describe: () => `B still answers ${JSON.stringify(last)}\n${b.output().slice(-2_000)}`,
     });

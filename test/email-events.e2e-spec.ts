@@ -14,11 +14,13 @@ import { TrackingEvents } from '../src/email/tracking/tracking-events';
 import { DEFAULT_TRACKING_LIMITS, TRACKING_LIMITS } from '../src/email/tracking/tracking-limits';
 import { TrackingLinks } from '../src/email/tracking/tracking-links';
 import { Campaign } from '../src/newsletter/campaigns/schemas/campaign.schema';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
+import { TestSmtpServer } from './helpers/smtp';
+import { SAFETY_DEADLINE_MS } from './helpers/wait';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const WORKER_OPTIONS: EmailWorkerOptions = {
@@ -60,7 +62,11 @@ function signed(body: string, options: SignOptions = {}) {
 }
 
 /** Chat notices are stored off the request (ChatNotifier.notify does not wait): poll for them. */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 5_000): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  ms = SAFETY_DEADLINE_MS,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();
@@ -85,38 +91,29 @@ describe('Provider webhooks, e-mail events and analytics', () => {
   let campaigns: Model<Campaign>;
   let chat: Model<ChatNotification>;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.MAIL_FROM = 'News <news@mail.example.com>';
-    process.env.WEBHOOK_SECRET = SECRET;
-    t = await createTestApp({
-      overrides: [
-        { provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS },
-        {
-          provide: TRACKING_LIMITS,
-          useValue: { ...DEFAULT_TRACKING_LIMITS, replayWindowMs: REPLAY_WINDOW_MS },
-        },
-      ],
-    });
+  const mailApp = useMailApp({
+    env: { MAIL_FROM: 'News <news@mail.example.com>', WEBHOOK_SECRET: SECRET },
+    overrides: [
+      { provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS },
+      {
+        provide: TRACKING_LIMITS,
+        useValue: { ...DEFAULT_TRACKING_LIMITS, replayWindowMs: REPLAY_WINDOW_MS },
+      },
+    ],
+    // The previous test's buffered events (the worker's `sent` ones, flushed once a second) land first.
+    beforeReset: (app) => app.app.get(TrackingEvents).flush(),
+  });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     events = t.app.get<Model<EmailEvent>>(getModelToken(EmailEvent.name));
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
     campaigns = t.app.get<Model<Campaign>>(getModelToken(Campaign.name));
     chat = t.app.get<Model<ChatNotification>>(getModelToken(ChatNotification.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.WEBHOOK_SECRET;
-  });
   beforeEach(async () => {
-    // The previous test's buffered events (the worker's `sent` ones, flushed once a second) land first.
-    await t.app.get(TrackingEvents).flush();
-    await resetDatabase(t.connection);
     ({ admin, user, viewer } = await createSessions(t));
     appId = (await seedApp(t)).id;
-    smtp.received.length = 0;
   });
 
   const post = (body: string, headers: Record<string, string>) =>

@@ -5,6 +5,7 @@ import type { Model } from 'mongoose';
 import { EmailService } from '../src/email/email.service';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { createTestApp, TestApp } from './helpers/app';
+import { SAFETY_DEADLINE_MS } from './helpers/wait';
 
 /**
  * Without SMTP_URL, messages become .eml files in DATA_DIR/outbox; here the scheduled worker (not a test
@@ -23,7 +24,7 @@ describe('E-mail outbox and the scheduled worker', () => {
 
   async function waitForStatus(id: string, status: string): Promise<EmailJob> {
     const jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + SAFETY_DEADLINE_MS;
     for (;;) {
       const job = await jobs.findById(id).lean<EmailJob>().orFail().exec();
       if (job.status === status) return job;

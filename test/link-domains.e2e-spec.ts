@@ -1,10 +1,11 @@
 import type { App } from '../src/apps/schemas/app.schema';
-import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
+import { type TestApp } from './helpers/app';
+import { useMailApp } from './helpers/mail-app';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp, subscriberDocument } from './helpers/factories';
 import { createSession, type Session } from './helpers/session';
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, type TestSmtpServer } from './helpers/smtp';
 
 const ORIGIN = 'https://www.lumen.test';
 
@@ -33,23 +34,17 @@ describe('Link domains', () => {
   let t: TestApp;
   let admin: Session;
 
+  // Before the mail app's hooks: the app starts with this DNS server's address.
   beforeAll(async () => {
     dns = await startDnsServer();
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.DNS_SERVERS = dns.address;
-    t = await createTestApp();
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    await dns.close();
-    delete process.env.DNS_SERVERS;
+  afterAll(() => dns?.close());
+  const mailApp = useMailApp(() => ({ env: { DNS_SERVERS: dns.address } }));
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
   });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     admin = await createSession(t);
-    smtp.received.length = 0;
     dns.records.length = 0;
   });
 

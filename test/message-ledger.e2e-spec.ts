@@ -13,11 +13,12 @@ import { SendEmailHandler } from '../src/email/jobs/send-email.handler';
 import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs/worker-options';
 import { SuppressionService } from '../src/email/suppression/suppression.service';
 import { TrackingEvents } from '../src/email/tracking/tracking-events';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue, firstDue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
+import { TestSmtpServer } from './helpers/smtp';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const LEASE_MS = 60_000;
@@ -67,28 +68,23 @@ describe('Message ledger: retention that keeps what later steps need', () => {
   let jobs: Model<EmailJob>;
   let ledger: Model<MessageLedgerEntry>;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.MAIL_FROM = 'News <news@mail.example.com>';
-    process.env.WEBHOOK_SECRET = SECRET;
-    process.env.EMAIL_MESSAGE_RETENTION_DAYS = String(MESSAGE_RETENTION_DAYS);
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  const mailApp = useMailApp({
+    env: {
+      MAIL_FROM: 'News <news@mail.example.com>',
+      WEBHOOK_SECRET: SECRET,
+      EMAIL_MESSAGE_RETENTION_DAYS: String(MESSAGE_RETENTION_DAYS),
+    },
+    overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }],
+    beforeReset: (app) => app.app.get(TrackingEvents).flush(),
+  });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     ledger = t.app.get<Model<MessageLedgerEntry>>(getModelToken(MessageLedgerEntry.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.WEBHOOK_SECRET;
-    delete process.env.EMAIL_MESSAGE_RETENTION_DAYS;
-  });
   beforeEach(async () => {
-    await t.app.get(TrackingEvents).flush();
-    await resetDatabase(t.connection);
     ({ admin, viewer } = await createSessions(t));
     appId = (await seedApp(t)).id;
-    smtp.received.length = 0;
   });
 
   const enqueue = (to: string, idempotencyKey?: string) =>

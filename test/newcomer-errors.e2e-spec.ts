@@ -17,7 +17,7 @@ import { seedApp } from './helpers/factories';
 import { createSessions, type Session } from './helpers/session';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
 import { compileWorker, killAll, type CompiledWorker } from './helpers/worker-process';
-import { waitFor } from './helpers/wait';
+import { SAFETY_DEADLINE_MS, waitFor } from './helpers/wait';
 
 interface LogLine {
   level: number;
@@ -128,7 +128,7 @@ describe('Start-up errors a newcomer can act on', () => {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_DEADLINE_MS);
     const code = await new Promise<number | null>((done) => child.once('exit', done));
     clearTimeout(killer);
     const lines = stdout
@@ -226,7 +226,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(await oneLine({ HOST: 'locahost' })).toBe(
       'HOST=locahost is not a name this machine can resolve (ENOTFOUND): use 0.0.0.0, 127.0.0.1 or localhost',
     );
-  }, 60_000);
+  });
 
   it.each([
     ['/sys/admin-service', '/sys', 'sysfs'],
@@ -246,7 +246,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(await oneLine({ MONGODB_URI: 'mongodb://127.0.0.1:1' })).toMatch(
       /^Invalid configuration: MONGODB_URI: names no database \(127\.0\.0\.1:1\), so the driver would write/,
     );
-  }, 60_000);
+  });
 
   it('production without SMTP_URL: one line naming SMTP_URL and EMAIL_TRANSPORT=outbox', async () => {
     const production = {
@@ -259,7 +259,7 @@ describe('Start-up errors a newcomer can act on', () => {
     expect(await oneLine(production)).toMatch(
       /^Invalid configuration: SMTP_URL: is required when NODE_ENV=production .*EMAIL_TRANSPORT=outbox/,
     );
-  }, 60_000);
+  });
 
   it('a start nobody can sign in to says how to create the first admin, once', async () => {
     const env = {

@@ -5,11 +5,12 @@ import { EMAIL_WORKER_OPTIONS, type EmailWorkerOptions } from '../src/email/jobs
 import { EmailEvent } from '../src/email/tracking/schemas/email-event.schema';
 import { CampaignProgress } from '../src/newsletter/campaigns/campaign-progress';
 import { CampaignScheduler } from '../src/newsletter/campaigns/campaign-scheduler';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp, subscriberDocument } from './helpers/factories';
 import { createSessions, Session } from './helpers/session';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
+import { TestSmtpServer } from './helpers/smtp';
 
 const WORKER_OPTIONS: EmailWorkerOptions = {
   concurrency: 10,
@@ -37,23 +38,18 @@ describe('Newsletter audience: segments, topics, preferences, schedules', () => 
   let admin: Session;
   let appId: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.MAIL_FROM = 'News <news@mail.example.com>';
-    t = await createTestApp({ overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }] });
+  const mailApp = useMailApp({
+    env: { MAIL_FROM: 'News <news@mail.example.com>' },
+    overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }],
+  });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     contacts = t.app.get<Model<Contact>>(getModelToken(Contact.name));
     events = t.app.get<Model<EmailEvent>>(getModelToken(EmailEvent.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     ({ admin } = await createSessions(t));
     appId = (await seedApp(t)).id;
-    smtp.received.length = 0;
   });
 
   const campaigns = () => `/admin/${appId}/newsletter/campaigns`;

@@ -12,7 +12,7 @@ import {
   snsEndpointRule,
 } from '../src/email/events/providers/sns-endpoints';
 import { EmailEvent } from '../src/email/tracking/schemas/email-event.schema';
-import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
+import { type TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import {
@@ -35,7 +35,8 @@ import {
   type TestCertificate,
   testCertificate,
 } from './helpers/provider-signing';
-import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
+import { type TestSmtpServer } from './helpers/smtp';
 
 /**
  * `POST /email-events/primary-provider` in each format EMAIL_PROVIDER can name: the provider's published
@@ -55,16 +56,6 @@ const WORKER_OPTIONS: EmailWorkerOptions = {
 };
 /** Failed checks one address may make per minute before 429 (src/email/events/forged-signature-budget.ts). */
 const BUDGET = 10;
-const PROVIDER_ENV = [
-  'EMAIL_PROVIDER',
-  'SES_SNS_TOPIC_ARNS',
-  'SNS_TEST_ENDPOINT',
-  'SNS_TEST_CA_FILE',
-  'SENDGRID_WEBHOOK_PUBLIC_KEY',
-  'POSTMARK_WEBHOOK_USER',
-  'POSTMARK_WEBHOOK_PASSWORD',
-  'MAILGUN_WEBHOOK_SIGNING_KEY',
-];
 
 const HOUR_MS = 3_600_000;
 
@@ -88,26 +79,18 @@ interface Harness {
 /** The app booted with one provider's settings, the real worker and a local SMTP server. */
 function providerApp(env: () => Record<string, string>, providers: () => Override[] = () => []) {
   const h = {} as Harness;
-  beforeAll(async () => {
-    h.smtp = await startSmtpServer();
-    process.env.SMTP_URL = h.smtp.url;
-    process.env.MAIL_FROM = 'News <news@mail.example.com>';
-    Object.assign(process.env, env());
-    h.t = await createTestApp({
-      overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }, ...providers()],
-    });
+  // Read when the app starts: the provider's settings may name a server an earlier beforeAll started.
+  const mailApp = useMailApp(() => ({
+    env: { MAIL_FROM: 'News <news@mail.example.com>', ...env() },
+    overrides: [{ provide: EMAIL_WORKER_OPTIONS, useValue: WORKER_OPTIONS }, ...providers()],
+  }));
+  beforeAll(() => {
+    ({ t: h.t, smtp: h.smtp } = mailApp);
     h.jobs = h.t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
     h.events = h.t.app.get<Model<EmailEvent>>(getModelToken(EmailEvent.name));
   });
-  afterAll(async () => {
-    await h.t.close();
-    await h.smtp.close();
-    for (const name of PROVIDER_ENV) delete process.env[name];
-  });
   beforeEach(async () => {
-    await resetDatabase(h.t.connection);
     h.appId = (await seedApp(h.t)).id;
-    h.smtp.received.length = 0;
   });
   return h;
 }

@@ -3,11 +3,12 @@ import type { Model } from 'mongoose';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
 import { Role } from '../src/common/auth/roles';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
-import { createTestApp, resetDatabase, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSession, Session } from './helpers/session';
-import { type ReceivedMail, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { useMailApp } from './helpers/mail-app';
+import { type ReceivedMail, TestSmtpServer } from './helpers/smtp';
 
 const ORIGIN = 'https://shop.example.com';
 /** A magic-link token as it appears in a link (256 random bits, base64url). */
@@ -34,22 +35,12 @@ describe('Secrets in e-mail jobs', () => {
   let appId: string;
   let publicKey: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.MAIL_FROM = 'Admin Service <no-reply@mail.example.com>';
-    t = await createTestApp();
+  const mailApp = useMailApp({ env: { MAIL_FROM: 'Admin Service <no-reply@mail.example.com>' } });
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     jobs = t.app.get<Model<EmailJob>>(getModelToken(EmailJob.name));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    delete process.env.SMTP_URL;
-    delete process.env.MAIL_FROM;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
-    smtp.received.length = 0;
     viewer = await createSession(t, Role.Viewer);
     const app = await seedApp(t, { name: 'Shop', allowedOrigins: [ORIGIN] });
     appId = app.id;

@@ -2,12 +2,13 @@ import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { MagicLinkService } from '../src/auth/magic-link/magic-link.service';
 import type { App } from '../src/apps/schemas/app.schema';
-import { createTestApp, resetDatabase, type TestApp } from './helpers/app';
+import { type TestApp } from './helpers/app';
+import { useMailApp } from './helpers/mail-app';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server';
 import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSession, type Session } from './helpers/session';
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './helpers/smtp';
+import { type ReceivedMail, type TestSmtpServer } from './helpers/smtp';
 
 const ORIGIN = 'https://www.lumen.test';
 
@@ -31,25 +32,19 @@ describe('Sender domains, app senders and DKIM', () => {
   let admin: Session;
   let resolver: Resolver;
 
+  // Before the mail app's hooks: the app starts with this DNS server's address.
   beforeAll(async () => {
     dns = await startDnsServer();
-    smtp = await startSmtpServer();
-    process.env.SMTP_URL = smtp.url;
-    process.env.DNS_SERVERS = dns.address;
-    t = await createTestApp();
+  });
+  afterAll(() => dns?.close());
+  const mailApp = useMailApp(() => ({ env: { DNS_SERVERS: dns.address } }));
+  beforeAll(() => {
+    ({ t, smtp } = mailApp);
     resolver = new Resolver();
     resolver.setServers([dns.address]);
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    await dns.close();
-    delete process.env.DNS_SERVERS;
-  });
   beforeEach(async () => {
-    await resetDatabase(t.connection);
     admin = await createSession(t);
-    smtp.received.length = 0;
     dns.records.length = 0;
   });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './api-process';
 import { packagedRedisServer } from './redis-binary';
+import { SAFETY_DEADLINE_MS } from './wait';
 
 export interface TestRedis {
   url: string;
@@ -44,7 +45,7 @@ export async function startRedis(): Promise<TestRedis> {
     child = started;
     started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + SAFETY_DEADLINE_MS;
     while (!output.includes('Ready to accept connections')) {
       if (started.exitCode !== null || Date.now() > deadline) {
         started.kill('SIGKILL');

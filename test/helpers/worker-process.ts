@@ -26,6 +26,12 @@ const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lo
 const BUILD_DONE = '.build-complete';
 /** A lock older than this belongs to a run that died mid-build. */
 const STALE_LOCK_MS = 5 * 60_000;
+/**
+ * Jest's limit for a hook that compiles: a build on a busy machine, or the wait for another run's build
+ * (up to `STALE_LOCK_MS`), outlasts the 120 s default; a hook abandoned mid-build leaves the compiler
+ * running and the test worker cannot exit.
+ */
+export const COMPILE_HOOK_MS = STALE_LOCK_MS + 60_000;
 /** Builds of other source versions are removed once this old. */
 const STALE_BUILD_MS = 24 * 60 * 60_000;
 

@@ -48,16 +48,13 @@ require(workerData.entry);
 function startWorker(): Worker {
   const entry = join(__dirname, `template-worker${extname(__filename)}`);
   const resourceLimits = { maxOldGenerationSizeMb: TEMPLATE_LIMITS.heapMb, maxYoungGenerationSizeMb: 16 };
-  const worker = entry.endsWith('.ts')
+  return entry.endsWith('.ts')
     ? new Worker(TS_BOOTSTRAP, {
         eval: true,
         resourceLimits,
         workerData: { entry, typescript: require.resolve('typescript') },
       })
     : new Worker(entry, { resourceLimits });
-  // An idle worker does not keep the process alive.
-  worker.unref();
-  return worker;
 }
 
 /** One worker, restarted after it is terminated or dies. */
@@ -106,6 +103,9 @@ class Slot {
     };
     worker.on('error', died);
     worker.on('exit', died);
+    // An idle worker does not keep the process alive. Only after the listeners: adding a 'message'
+    // listener references the worker's port again, and a worker that never rendered held the process open.
+    worker.unref();
   }
 
   private finish(results: RenderResult[] | null): void {
