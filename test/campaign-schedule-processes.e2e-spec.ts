@@ -8,6 +8,7 @@ import {
   waitFor,
   type CompiledWorker,
   type WorkerEnv,
+  COMPILE_HOOK_MS,
 } from './helpers/worker-process';
 
 const ADMIN = { email: 'schedule-admin@example.com', password: 'schedule-admin-password' };
@@ -49,7 +50,7 @@ describe('Scheduled campaigns across instances and restarts', () => {
       LOG_LEVEL: 'info',
     };
     // tsc of the whole service on a loaded 2-core machine: minutes at worst.
-  }, 600_000);
+  }, COMPILE_HOOK_MS);
 
   afterAll(async () => {
     await killAll(processes);

@@ -18,6 +18,7 @@ import {
   type CompiledWorker,
   type WorkerExit,
   type WorkerProcess,
+  COMPILE_HOOK_MS,
 } from './helpers/worker-process';
 
 /** People in the campaign. */
@@ -63,7 +64,7 @@ describe('Chaos: kills, an SMTP outage and SIGTERM during a campaign', () => {
 
   beforeAll(async () => {
     [compiled, t] = await Promise.all([compileWorker(), createTestApp()]);
-  }, 180_000);
+  }, COMPILE_HOOK_MS);
   afterAll(async () => {
     await killAll(processes);
     await Promise.all(servers.map((server) => server.close()));
@@ -322,7 +323,7 @@ describe('Chaos: the database killed (-9) mid-campaign and started again on its 
     // The test's own handle (seeding, reading the outcome) on the file-backed database.
     process.env.MONGODB_URI = `${database.uri}/chaos`;
     t = await createTestApp();
-  }, 300_000);
+  }, COMPILE_HOOK_MS);
   afterAll(async () => {
     await killAll(processes);
     await smtp?.close();

@@ -4,7 +4,13 @@ import { CREDENTIAL_CHANNEL } from '../src/common/credentials/credential-changes
 import { callApi, startApi, type ApiAnswer, type ApiProcess } from './helpers/api-process';
 import { startRedis, type TestRedis } from './helpers/redis';
 import { waitFor } from './helpers/wait';
-import { compileWorker, killAll, type CompiledWorker, type WorkerEnv } from './helpers/worker-process';
+import {
+  compileWorker,
+  killAll,
+  type CompiledWorker,
+  type WorkerEnv,
+  COMPILE_HOOK_MS,
+} from './helpers/worker-process';
 
 const ADMIN = { email: 'cache-admin@example.com', password: 'cache-admin-password' };
 const ORIGIN = 'https://shop.example.com';
@@ -65,7 +71,7 @@ describe.each([
       startApi(compiled, 'api-b', env, 150_000),
     ]);
     admin = await signIn(ADMIN.email, ADMIN.password);
-  }, 400_000);
+  }, COMPILE_HOOK_MS);
   afterAll(async () => {
     await killAll([a, b].filter(Boolean));
     await redis?.close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { SERVER_SELECTION_MS } from '../src/database/database.module';
 import { indexDrift } from '../src/database/indexes-ready';
 import { createTestApp, TestApp } from './helpers/app';
-import { compileWorker, type CompiledWorker } from './helpers/worker-process';
+import { compileWorker, type CompiledWorker, COMPILE_HOOK_MS } from './helpers/worker-process';
 
 /**
  * Production database settings: reads pinned to the primary, retried writes and reads, timeouts that
@@ -37,7 +37,7 @@ describe('Production database settings and npm run db:indexes', () => {
     process.env.MONGODB_URI = `${uri}?readPreference=secondaryPreferred&retryWrites=false&retryReads=false`;
     Object.assign(process.env, production);
     t = await createTestApp();
-  }, 180_000);
+  }, COMPILE_HOOK_MS);
   afterAll(() => t.close());
 
   /** Every index of every collection of the database, keyed `collection:{key}`. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApi, type ApiProcess } from './helpers/api-process';
 import { type BashRun, exampleBlocks, markedBashBlock, runBash } from './helpers/doc-blocks';
-import { compileWorker, killAll, type WorkerProcess } from './helpers/worker-process';
+import { compileWorker, killAll, type WorkerProcess, COMPILE_HOOK_MS } from './helpers/worker-process';
 
 /**
  * The API guide's pages in the order a reader who did the walkthrough might follow them: each page's shell
@@ -71,7 +71,7 @@ describe('The API guide’s shell examples, pasted after the walkthrough', () =>
     blocks.forEach((block, index) =>
       runs.push({ where: `${block.file}:${block.line}`, run: done.has(index) ? { ...run, code: 0 } : run }),
     );
-  }, 300_000);
+  }, COMPILE_HOOK_MS);
 
   afterAll(async () => {
     await killAll(processes);

@@ -11,6 +11,7 @@ import {
   waitFor,
   type CompiledWorker,
   type WorkerProcess,
+  COMPILE_HOOK_MS,
 } from './helpers/worker-process';
 
 /**
@@ -27,7 +28,7 @@ describe('E-mail worker processes', () => {
     const [build, app] = await Promise.all([compileWorker(), createTestApp()]);
     compiled = build;
     t = app;
-  }, 120_000);
+  }, COMPILE_HOOK_MS);
 
   afterEach(async () => {
     await killAll(workers);

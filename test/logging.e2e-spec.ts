@@ -7,7 +7,7 @@ import { loggerParams } from '../src/common/logging/log-stream';
 import { resolveLogFormat } from '../src/common/logging/log-format';
 import { freePort } from './helpers/api-process';
 import { createTestApp, type TestApp } from './helpers/app';
-import { compileWorker, type CompiledWorker } from './helpers/worker-process';
+import { compileWorker, type CompiledWorker, COMPILE_HOOK_MS } from './helpers/worker-process';
 import { waitFor } from './helpers/wait';
 
 interface LogLine {
@@ -114,7 +114,7 @@ describe('The server process log', () => {
 
   beforeAll(async () => {
     build = await compileWorker();
-  }, 120_000);
+  }, COMPILE_HOOK_MS);
   afterAll(() => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });

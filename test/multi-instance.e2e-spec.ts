@@ -10,6 +10,7 @@ import {
   type CompiledWorker,
   type WorkerEnv,
   type WorkerProcess,
+  COMPILE_HOOK_MS,
 } from './helpers/worker-process';
 
 const ADMIN = { email: 'ops-admin@example.com', password: 'ops-admin-password' };
@@ -79,7 +80,7 @@ describe('Several instances: two API processes and a worker process on one datab
     expect(app.status).toBe(201);
     appId = app.body.data.id;
     publicKey = app.body.data.publicKey;
-  }, 180_000);
+  }, COMPILE_HOOK_MS);
 
   afterAll(async () => {
     await killAll(processes);

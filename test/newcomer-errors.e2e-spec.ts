@@ -16,7 +16,7 @@ import { drainEmailQueue } from './helpers/email-queue';
 import { seedApp } from './helpers/factories';
 import { createSessions, type Session } from './helpers/session';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
-import { compileWorker, killAll, type CompiledWorker } from './helpers/worker-process';
+import { compileWorker, killAll, type CompiledWorker, COMPILE_HOOK_MS } from './helpers/worker-process';
 import { SAFETY_DEADLINE_MS, waitFor } from './helpers/wait';
 
 interface LogLine {
@@ -99,7 +99,7 @@ describe('Start-up errors a newcomer can act on', () => {
     );
     const moved = (file: string) => join(dir, relative(shared.dir, file));
     build = { dir, mainJs: moved(shared.mainJs), workerJs: moved(shared.workerJs) };
-  }, 300_000);
+  }, COMPILE_HOOK_MS);
   afterAll(async () => {
     await killAll(running);
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

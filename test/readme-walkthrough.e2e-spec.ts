@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { callApi, startApi, type ApiProcess } from './helpers/api-process';
 import { type BashRun, markedBashBlock, runBash } from './helpers/doc-blocks';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
-import { compileWorker, killAll, type WorkerProcess } from './helpers/worker-process';
+import { compileWorker, killAll, type WorkerProcess, COMPILE_HOOK_MS } from './helpers/worker-process';
 
 /** The first admin the README's "First login" starts the service with. */
 const ADMIN = { email: 'admin@example.com', password: 'change-me-now' };
@@ -52,7 +52,7 @@ describe('README walkthrough, pasted into bash', () => {
       markedBashBlock('docs/api/providers.md', 'webhook-example'),
     ].join('\n');
     run = await runBash(script, { API: api.baseUrl }, mkdtempSync(join(tmpdir(), 'walkthrough-')));
-  }, 240_000);
+  }, COMPILE_HOOK_MS);
 
   afterAll(async () => {
     await killAll(processes);

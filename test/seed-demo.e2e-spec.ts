@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestApp, type TestApp } from './helpers/app';
 import { createSession, type Session } from './helpers/session';
-import { compileWorker } from './helpers/worker-process';
+import { compileWorker, COMPILE_HOOK_MS } from './helpers/worker-process';
 
 interface Run {
   code: number | null;
@@ -31,7 +31,7 @@ describe('npm run seed:demo', () => {
     t = await createTestApp();
     admin = await createSession(t);
     dataDir = mkdtempSync(join(tmpdir(), 'seed-demo-'));
-  }, 180_000);
+  }, COMPILE_HOOK_MS);
   afterAll(async () => {
     await t.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,12 @@
 import { callApi, startApi, type ApiProcess } from './helpers/api-process';
 import { waitFor } from './helpers/wait';
-import { compileWorker, killAll, type CompiledWorker, type WorkerEnv } from './helpers/worker-process';
+import {
+  compileWorker,
+  killAll,
+  type CompiledWorker,
+  type WorkerEnv,
+  COMPILE_HOOK_MS,
+} from './helpers/worker-process';
 
 const ADMIN = { email: 'sessions-admin@example.com', password: 'sessions-admin-password' };
 
@@ -31,7 +37,7 @@ describe('Staff sessions end on every instance', () => {
       ADMIN_PASSWORD: ADMIN.password,
     };
     [a, b] = await Promise.all([startApi(compiled, 'api-a', env), startApi(compiled, 'api-b', env)]);
-  }, 180_000);
+  }, COMPILE_HOOK_MS);
   afterAll(() => killAll([a, b].filter(Boolean)));
 
   /** Signs in on instance A as a new client address (each test its own login budget). */

@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from './helpers/api-process';
-import { compileWorker, type CompiledWorker } from './helpers/worker-process';
+import { compileWorker, type CompiledWorker, COMPILE_HOOK_MS } from './helpers/worker-process';
 
 interface Boot {
   code: number | null;
@@ -24,7 +24,7 @@ describe('Start-up errors about the database', () => {
 
   beforeAll(async () => {
     build = await compileWorker();
-  }, 120_000);
+  }, COMPILE_HOOK_MS);
   afterAll(() => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });

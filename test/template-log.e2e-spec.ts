@@ -1,6 +1,6 @@
 import { callApi, startApi, type ApiProcess } from './helpers/api-process';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp';
-import { compileWorker, waitFor } from './helpers/worker-process';
+import { compileWorker, waitFor, COMPILE_HOOK_MS } from './helpers/worker-process';
 
 const ADMIN = { email: 'log-admin@example.com', password: 'log-admin-password' };
 const MARKER = 'template-log-marker-7f3a';
@@ -31,7 +31,7 @@ describe('Templates write nothing to the server log', () => {
     const login = await callApi(api.baseUrl, 'POST', '/auth/login', { body: ADMIN });
     expect(login.status).toBe(200);
     admin = { authorization: `Bearer ${login.body.token}` };
-  }, 180_000);
+  }, COMPILE_HOOK_MS);
   afterAll(async () => {
     await api?.kill();
     await smtp?.close();
