@@ -225,6 +225,7 @@ __all__ = [
     "SetAnyTicketStatus200Response",
     "SetContactConsent200Response",
     "SkippedEntry",
+    "StreamTotals",
     "SubmitFeedback201Response",
     "SubscribeDto",
     "SubscribeNewsletter201Response",
@@ -249,6 +250,7 @@ __all__ = [
     "ToggleEmailTemplateDto",
     "TokenResponse",
     "TopLink",
+    "TotalsByStream",
     "TwoFactorCodeDto",
     "TwoFactorEnabledResponse",
     "TwoFactorSetupResponse",
@@ -500,6 +502,7 @@ from admin_service_client.models.sender_domain_view import SenderDomainView as S
 from admin_service_client.models.set_any_ticket_status200_response import SetAnyTicketStatus200Response as SetAnyTicketStatus200Response
 from admin_service_client.models.set_contact_consent200_response import SetContactConsent200Response as SetContactConsent200Response
 from admin_service_client.models.skipped_entry import SkippedEntry as SkippedEntry
+from admin_service_client.models.stream_totals import StreamTotals as StreamTotals
 from admin_service_client.models.submit_feedback201_response import SubmitFeedback201Response as SubmitFeedback201Response
 from admin_service_client.models.subscribe_dto import SubscribeDto as SubscribeDto
 from admin_service_client.models.subscribe_newsletter201_response import SubscribeNewsletter201Response as SubscribeNewsletter201Response
@@ -524,6 +527,7 @@ from admin_service_client.models.toggle_app200_response import ToggleApp200Respo
 from admin_service_client.models.toggle_email_template_dto import ToggleEmailTemplateDto as ToggleEmailTemplateDto
 from admin_service_client.models.token_response import TokenResponse as TokenResponse
 from admin_service_client.models.top_link import TopLink as TopLink
+from admin_service_client.models.totals_by_stream import TotalsByStream as TotalsByStream
 from admin_service_client.models.two_factor_code_dto import TwoFactorCodeDto as TwoFactorCodeDto
 from admin_service_client.models.two_factor_enabled_response import TwoFactorEnabledResponse as TwoFactorEnabledResponse
 from admin_service_client.models.two_factor_setup_response import TwoFactorSetupResponse as TwoFactorSetupResponse

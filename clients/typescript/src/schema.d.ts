@@ -3546,6 +3546,12 @@ export interface components {
             provider: string;
             /** @enum {string} */
             type: "sent" | "delivered" | "delivery_delayed" | "bounced" | "complained" | "opened" | "clicked" | "unsubscribed";
+            /**
+             * @description The message stream; null for an event recorded before streams were kept on events
+             * @example broadcast
+             * @enum {string|null}
+             */
+            stream: "transactional" | "broadcast" | null;
             /** @description A machine (privacy proxy, link scanner), not counted as a human open or click */
             automated: boolean;
             /** @enum {string} */
@@ -3682,11 +3688,42 @@ export interface components {
             /** @description Human clicks */
             clicked: number;
         };
+        StreamTotals: {
+            /** @example 1240 */
+            sent: number;
+            /** @example 1228 */
+            delivered: number;
+            /**
+             * @description Human opens
+             * @example 512
+             */
+            opened: number;
+            /**
+             * @description Human clicks
+             * @example 88
+             */
+            clicked: number;
+            /** @example 12 */
+            bounced: number;
+            /** @example 1 */
+            complained: number;
+            /** @example 4 */
+            unsubscribed: number;
+        };
+        TotalsByStream: {
+            transactional: components["schemas"]["StreamTotals"];
+            broadcast: components["schemas"]["StreamTotals"];
+        };
         OverviewView: {
             /** @example 2026-10-25 */
             from: string;
             /** @example 2026-11-23 */
             to: string;
+            /**
+             * @description The stream the figures are of (the `stream` asked for); null: all mail
+             * @enum {string|null}
+             */
+            stream: "transactional" | "broadcast" | null;
             totalSent: number;
             totalDelivered: number;
             totalOpened: number;
@@ -3705,6 +3742,8 @@ export interface components {
             /** @description complained / delivered (sent when no delivery is reported), 0..1 */
             complaintRate: number;
             timeline: components["schemas"]["OverviewTimelineEntry"][];
+            /** @description The range’s totals of each stream (from the same daily counters). Events recorded before streams were kept on events count in the totals above, in no stream */
+            byStream: components["schemas"]["TotalsByStream"];
         };
         RequestMagicLinkDto: {
             /**
@@ -18957,6 +18996,8 @@ export interface operations {
                 /** @description `primary`, `tracking`, `smtp`, `outbox` */
                 provider?: string;
                 appId?: string;
+                /** @description The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match */
+                stream?: "transactional" | "broadcast";
             };
             header?: never;
             path?: never;
@@ -19731,6 +19772,8 @@ export interface operations {
                 to?: string;
                 /** @description Only this app (default: every app) */
                 appId?: string;
+                /** @description Only this stream’s mail: every figure and the timeline (default: all mail) */
+                stream?: "transactional" | "broadcast";
             };
             header?: never;
             path?: never;

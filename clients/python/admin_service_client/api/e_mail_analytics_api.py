@@ -16,7 +16,7 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictStr, field_validator
 from typing import Optional
 from typing_extensions import Annotated
 from admin_service_client.models.get_campaign_analytics200_response import GetCampaignAnalytics200Response
@@ -640,6 +640,7 @@ class EMailAnalyticsApi:
         var_from: Annotated[Optional[Annotated[str, Field(strict=True, max_length=40)]], Field(description="First day (UTC, ISO 8601 date or date-time); default 29 days before `to`")] = None,
         to: Annotated[Optional[Annotated[str, Field(strict=True, max_length=40)]], Field(description="Last day (UTC, ISO 8601 date or date-time), included; default today")] = None,
         app_id: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only this app (default: every app)")] = None,
+        stream: Annotated[Optional[StrictStr], Field(description="Only this stream’s mail: every figure and the timeline (default: all mail)")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -662,6 +663,8 @@ class EMailAnalyticsApi:
         :type to: str
         :param app_id: Only this app (default: every app)
         :type app_id: str
+        :param stream: Only this stream’s mail: every figure and the timeline (default: all mail)
+        :type stream: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -688,6 +691,7 @@ class EMailAnalyticsApi:
             var_from=var_from,
             to=to,
             app_id=app_id,
+            stream=stream,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -719,6 +723,7 @@ class EMailAnalyticsApi:
         var_from: Annotated[Optional[Annotated[str, Field(strict=True, max_length=40)]], Field(description="First day (UTC, ISO 8601 date or date-time); default 29 days before `to`")] = None,
         to: Annotated[Optional[Annotated[str, Field(strict=True, max_length=40)]], Field(description="Last day (UTC, ISO 8601 date or date-time), included; default today")] = None,
         app_id: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only this app (default: every app)")] = None,
+        stream: Annotated[Optional[StrictStr], Field(description="Only this stream’s mail: every figure and the timeline (default: all mail)")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -741,6 +746,8 @@ class EMailAnalyticsApi:
         :type to: str
         :param app_id: Only this app (default: every app)
         :type app_id: str
+        :param stream: Only this stream’s mail: every figure and the timeline (default: all mail)
+        :type stream: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -767,6 +774,7 @@ class EMailAnalyticsApi:
             var_from=var_from,
             to=to,
             app_id=app_id,
+            stream=stream,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -798,6 +806,7 @@ class EMailAnalyticsApi:
         var_from: Annotated[Optional[Annotated[str, Field(strict=True, max_length=40)]], Field(description="First day (UTC, ISO 8601 date or date-time); default 29 days before `to`")] = None,
         to: Annotated[Optional[Annotated[str, Field(strict=True, max_length=40)]], Field(description="Last day (UTC, ISO 8601 date or date-time), included; default today")] = None,
         app_id: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only this app (default: every app)")] = None,
+        stream: Annotated[Optional[StrictStr], Field(description="Only this stream’s mail: every figure and the timeline (default: all mail)")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -820,6 +829,8 @@ class EMailAnalyticsApi:
         :type to: str
         :param app_id: Only this app (default: every app)
         :type app_id: str
+        :param stream: Only this stream’s mail: every figure and the timeline (default: all mail)
+        :type stream: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -846,6 +857,7 @@ class EMailAnalyticsApi:
             var_from=var_from,
             to=to,
             app_id=app_id,
+            stream=stream,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -872,6 +884,7 @@ class EMailAnalyticsApi:
         var_from,
         to,
         app_id,
+        stream,
         _request_auth,
         _content_type,
         _headers,
@@ -905,6 +918,10 @@ class EMailAnalyticsApi:
         if app_id is not None:
             
             _query_params.append(('appId', app_id))
+            
+        if stream is not None:
+            
+            _query_params.append(('stream', stream))
             
         # process the header parameters
         # process the form parameters

@@ -332,6 +332,7 @@ class EMailEventsApi:
         type: Optional[StrictStr] = None,
         provider: Annotated[Optional[StrictStr], Field(description="`primary`, `tracking`, `smtp`, `outbox`")] = None,
         app_id: Optional[StrictStr] = None,
+        stream: Annotated[Optional[StrictStr], Field(description="The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -366,6 +367,8 @@ class EMailEventsApi:
         :type provider: str
         :param app_id:
         :type app_id: str
+        :param stream: The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match
+        :type stream: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -398,6 +401,7 @@ class EMailEventsApi:
             type=type,
             provider=provider,
             app_id=app_id,
+            stream=stream,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -435,6 +439,7 @@ class EMailEventsApi:
         type: Optional[StrictStr] = None,
         provider: Annotated[Optional[StrictStr], Field(description="`primary`, `tracking`, `smtp`, `outbox`")] = None,
         app_id: Optional[StrictStr] = None,
+        stream: Annotated[Optional[StrictStr], Field(description="The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -469,6 +474,8 @@ class EMailEventsApi:
         :type provider: str
         :param app_id:
         :type app_id: str
+        :param stream: The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match
+        :type stream: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -501,6 +508,7 @@ class EMailEventsApi:
             type=type,
             provider=provider,
             app_id=app_id,
+            stream=stream,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -538,6 +546,7 @@ class EMailEventsApi:
         type: Optional[StrictStr] = None,
         provider: Annotated[Optional[StrictStr], Field(description="`primary`, `tracking`, `smtp`, `outbox`")] = None,
         app_id: Optional[StrictStr] = None,
+        stream: Annotated[Optional[StrictStr], Field(description="The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -572,6 +581,8 @@ class EMailEventsApi:
         :type provider: str
         :param app_id:
         :type app_id: str
+        :param stream: The message stream; alone, within an app, a message or a person (not with campaignId, type or provider: 400). Events recorded before streams were kept on events have none and never match
+        :type stream: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -604,6 +615,7 @@ class EMailEventsApi:
             type=type,
             provider=provider,
             app_id=app_id,
+            stream=stream,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -636,6 +648,7 @@ class EMailEventsApi:
         type,
         provider,
         app_id,
+        stream,
         _request_auth,
         _content_type,
         _headers,
@@ -693,6 +706,10 @@ class EMailEventsApi:
         if app_id is not None:
             
             _query_params.append(('appId', app_id))
+            
+        if stream is not None:
+            
+            _query_params.append(('stream', stream))
             
         # process the header parameters
         # process the form parameters

@@ -34,18 +34,29 @@ class EmailEventView(BaseModel):
     campaign_id: Optional[StrictStr] = Field(alias="campaignId")
     provider: StrictStr
     type: StrictStr
+    stream: Optional[StrictStr] = Field(description="The message stream; null for an event recorded before streams were kept on events")
     automated: StrictBool = Field(description="A machine (privacy proxy, link scanner), not counted as a human open or click")
     bounce_type: Optional[StrictStr] = Field(default=None, alias="bounceType")
     url: Optional[StrictStr] = None
     link_index: Optional[Union[StrictFloat, StrictInt]] = Field(default=None, alias="linkIndex")
     created_at: datetime = Field(alias="createdAt")
-    __properties: ClassVar[List[str]] = ["_id", "appId", "contactId", "messageId", "campaignId", "provider", "type", "automated", "bounceType", "url", "linkIndex", "createdAt"]
+    __properties: ClassVar[List[str]] = ["_id", "appId", "contactId", "messageId", "campaignId", "provider", "type", "stream", "automated", "bounceType", "url", "linkIndex", "createdAt"]
 
     @field_validator('type')
     def type_validate_enum(cls, value):
         """Validates the enum"""
         if value not in set(['sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'unsubscribed']):
             raise ValueError("must be one of enum values ('sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'unsubscribed')")
+        return value
+
+    @field_validator('stream')
+    def stream_validate_enum(cls, value):
+        """Validates the enum"""
+        if value is None:
+            return value
+
+        if value not in set(['transactional', 'broadcast']):
+            raise ValueError("must be one of enum values ('transactional', 'broadcast')")
         return value
 
     @field_validator('bounce_type')
@@ -117,6 +128,11 @@ class EmailEventView(BaseModel):
         if self.campaign_id is None and "campaign_id" in self.model_fields_set:
             _dict['campaignId'] = None
 
+        # set to None if stream (nullable) is None
+        # and model_fields_set contains the field
+        if self.stream is None and "stream" in self.model_fields_set:
+            _dict['stream'] = None
+
         return _dict
 
     @classmethod
@@ -136,6 +152,7 @@ class EmailEventView(BaseModel):
             "campaignId": obj.get("campaignId"),
             "provider": obj.get("provider"),
             "type": obj.get("type"),
+            "stream": obj.get("stream"),
             "automated": obj.get("automated"),
             "bounceType": obj.get("bounceType"),
             "url": obj.get("url"),

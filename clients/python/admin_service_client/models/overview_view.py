@@ -17,9 +17,10 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
-from typing import Any, ClassVar, Dict, List, Union
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, field_validator
+from typing import Any, ClassVar, Dict, List, Optional, Union
 from admin_service_client.models.overview_timeline_entry import OverviewTimelineEntry
+from admin_service_client.models.totals_by_stream import TotalsByStream
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -29,6 +30,7 @@ class OverviewView(BaseModel):
     """ # noqa: E501
     var_from: StrictStr = Field(alias="from")
     to: StrictStr
+    stream: Optional[StrictStr] = Field(description="The stream the figures are of (the `stream` asked for); null: all mail")
     total_sent: Union[StrictFloat, StrictInt] = Field(alias="totalSent")
     total_delivered: Union[StrictFloat, StrictInt] = Field(alias="totalDelivered")
     total_opened: Union[StrictFloat, StrictInt] = Field(alias="totalOpened")
@@ -44,7 +46,18 @@ class OverviewView(BaseModel):
     bounce_rate: Union[StrictFloat, StrictInt] = Field(description="bounced / sent, 0..1", alias="bounceRate")
     complaint_rate: Union[StrictFloat, StrictInt] = Field(description="complained / delivered (sent when no delivery is reported), 0..1", alias="complaintRate")
     timeline: List[OverviewTimelineEntry]
-    __properties: ClassVar[List[str]] = ["from", "to", "totalSent", "totalDelivered", "totalOpened", "totalUniqueOpens", "totalClicked", "totalUniqueClicks", "totalBounced", "totalComplained", "totalUnsubscribed", "totalAutomatedOpens", "openRate", "clickThroughRate", "bounceRate", "complaintRate", "timeline"]
+    by_stream: TotalsByStream = Field(description="The range’s totals of each stream (from the same daily counters). Events recorded before streams were kept on events count in the totals above, in no stream", alias="byStream")
+    __properties: ClassVar[List[str]] = ["from", "to", "stream", "totalSent", "totalDelivered", "totalOpened", "totalUniqueOpens", "totalClicked", "totalUniqueClicks", "totalBounced", "totalComplained", "totalUnsubscribed", "totalAutomatedOpens", "openRate", "clickThroughRate", "bounceRate", "complaintRate", "timeline", "byStream"]
+
+    @field_validator('stream')
+    def stream_validate_enum(cls, value):
+        """Validates the enum"""
+        if value is None:
+            return value
+
+        if value not in set(['transactional', 'broadcast']):
+            raise ValueError("must be one of enum values ('transactional', 'broadcast')")
+        return value
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -92,6 +105,14 @@ class OverviewView(BaseModel):
                 if _item_timeline:
                     _items.append(_item_timeline.to_dict())
             _dict['timeline'] = _items
+        # override the default output from pydantic by calling `to_dict()` of by_stream
+        if self.by_stream:
+            _dict['byStream'] = self.by_stream.to_dict()
+        # set to None if stream (nullable) is None
+        # and model_fields_set contains the field
+        if self.stream is None and "stream" in self.model_fields_set:
+            _dict['stream'] = None
+
         return _dict
 
     @classmethod
@@ -106,6 +127,7 @@ class OverviewView(BaseModel):
         _obj = cls.model_validate({
             "from": obj.get("from"),
             "to": obj.get("to"),
+            "stream": obj.get("stream"),
             "totalSent": obj.get("totalSent"),
             "totalDelivered": obj.get("totalDelivered"),
             "totalOpened": obj.get("totalOpened"),
@@ -120,7 +142,8 @@ class OverviewView(BaseModel):
             "clickThroughRate": obj.get("clickThroughRate"),
             "bounceRate": obj.get("bounceRate"),
             "complaintRate": obj.get("complaintRate"),
-            "timeline": [OverviewTimelineEntry.from_dict(_item) for _item in obj["timeline"]] if obj.get("timeline") is not None else None
+            "timeline": [OverviewTimelineEntry.from_dict(_item) for _item in obj["timeline"]] if obj.get("timeline") is not None else None,
+            "byStream": TotalsByStream.from_dict(obj["byStream"]) if obj.get("byStream") is not None else None
         })
         return _obj
 
