@@ -113,12 +113,13 @@ export class WantsService {
   }
 
   /**
-   * Toggles the voter's vote: two commands to vote, three to take it back
-   * (docs/decisions/data-vote-without-a-read.md). The unique (wantId, voterId) index decides: an insert
-   * that succeeds adds a vote, a duplicate means the vote exists and is removed. Each vote record created or
-   * deleted moves `voteCount` by exactly one, so the count matches the records under any concurrency. The
-   * want is not read first: the counter's update, scoped by `appId`, is what finds it, and a vote written
-   * for a want this app does not have is deleted again before the 404.
+   * Toggles the voter's vote: three commands to vote, four to take it back
+   * (docs/decisions/data-vote-without-a-read.md). The want is found first, scoped by `appId`, so a vote is
+   * only ever written for a want of the caller's app: a vote written before that check could block another
+   * app's voter of the same name, and for good if the process died before deleting it. The unique (wantId,
+   * voterId) index decides: an insert that succeeds adds a vote, a duplicate means the vote exists and is
+   * removed. Each vote record created or deleted moves `voteCount` by exactly one, so the count matches the
+   * records under any concurrency.
    */
   async toggleVote(
     appId: string,
@@ -126,11 +127,13 @@ export class WantsService {
     voterId: string,
   ): Promise<{ voteCount: number; hasVoted: boolean }> {
     const wantId = new Types.ObjectId(validObjectIdOr404(id, WANT_NOT_FOUND));
-    // The app is in every filter: a vote another app wrote for this want is never taken back from here.
+    if (!(await this.wants.exists({ _id: wantId, appId }).exec()))
+      throw new NotFoundException(WANT_NOT_FOUND);
     const vote = { wantId, voterId, appId };
     if (await this.insertVote(vote)) {
       const counted = await this.moveVoteCount(appId, wantId, 1);
       if (counted) return { voteCount: counted.voteCount, hasVoted: true };
+      // The want was deleted meanwhile: its vote goes with it.
       await this.votes.deleteOne(vote).exec();
       throw new NotFoundException(WANT_NOT_FOUND);
     }
@@ -140,7 +143,7 @@ export class WantsService {
       if (counted) return { voteCount: counted.voteCount, hasVoted: false };
       throw new NotFoundException(WANT_NOT_FOUND);
     }
-    // A concurrent toggle of the same voter took the vote back first (or the vote is another app's).
+    // A concurrent toggle of the same voter took the vote back first.
     const { want, hasVoted } = await this.getForVoter(appId, id, voterId);
     return { voteCount: want.voteCount, hasVoted };
   }
