@@ -36,19 +36,21 @@ export class ChatOutboxStore extends LeaseQueueStore<ChatKindTypes> {
     const _id = new ObjectId();
     const data = notice.data ?? {};
     const email = typeof data.email === 'string' ? data.email.toLowerCase() : undefined;
+    const job = {
+      _id,
+      appId: notice.appId,
+      channel: notice.channel,
+      event: notice.event,
+      summary: notice.summary,
+      data,
+      ...(email ? { email } : {}),
+      key: notice.key ?? `notice:${String(_id)}`,
+      ...this.newJobFields(_id),
+      nextAttemptAt: now,
+    };
     try {
-      await this.model.create({
-        _id,
-        appId: notice.appId,
-        channel: notice.channel,
-        event: notice.event,
-        summary: notice.summary,
-        data,
-        ...(email ? { email } : {}),
-        key: notice.key ?? `notice:${String(_id)}`,
-        ...this.newJobFields(_id),
-        nextAttemptAt: now,
-      });
+      await this.model.create(job);
+      this.announceAdded([job], now);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;

@@ -5,6 +5,7 @@ import type { Collection } from 'mongodb';
 import type { Model } from 'mongoose';
 import type { DatabaseAvailability } from '../database/database-availability';
 import type { JobHandlers } from './job-handlers';
+import { JobsAdded } from './jobs-added';
 import type { KindSettings, KindTypes, QueueKind } from './queue-kind';
 import type { WorkerHeartbeat } from './worker-heartbeat';
 
@@ -35,6 +36,8 @@ export interface KindRuntime<T extends KindTypes> {
   scheduler: SchedulerRegistry;
   heartbeat: WorkerHeartbeat;
   availability: DatabaseAvailability;
+  /** The store announces jobs it added that are due now; the worker in this process runs them at once. */
+  jobsAdded: JobsAdded;
 }
 
 /** What a kind's settings are unless it says otherwise. */
@@ -111,5 +114,6 @@ export function kindRuntime<T extends KindTypes>(
     scheduler: deps.scheduler,
     heartbeat: deps.heartbeat,
     availability: deps.availability,
+    jobsAdded: new JobsAdded(),
   };
 }

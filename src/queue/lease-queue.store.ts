@@ -114,6 +114,21 @@ export class LeaseQueueStore<T extends KindTypes> {
     return { status: this.kind.statuses.pending, attempts: 0, claimKey: claimKeyOf(id, 0) };
   }
 
+  /**
+   * Tells this process's worker which lanes the inserted `jobs` made work for (those claimable and due by
+   * `now`): it runs them at once rather than at its next poll. Call it once the insert is acknowledged.
+   */
+  announceAdded(jobs: Record<string, unknown>[], now: Date): void {
+    const laneField = this.kind.lanes?.field;
+    const lanes = new Set<string>();
+    for (const job of jobs) {
+      const due = job[this.kind.dueField];
+      if (!job.claimKey || (due instanceof Date && due > now)) continue;
+      lanes.add(laneField ? String(job[laneField]) : '');
+    }
+    if (lanes.size > 0) this.runtime.jobsAdded.announce(lanes);
+  }
+
   /** The fields of a job that ends (its status set apart): the kind's, by default its expiry date. */
   endFields(now: Date): Record<string, unknown> {
     return endFieldsOf(this.kind, now, this.runtime.settings());

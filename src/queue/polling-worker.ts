@@ -96,6 +96,9 @@ export class PollingWorker<T extends KindTypes>
   private readonly circuit: Circuit;
   private readonly database: DatabasePause;
   private heartbeatStarted = false;
+  /** Lanes jobs were added to while their run was under way: each runs again as soon as it ends. */
+  private readonly addedDuringRun = new Set<string>();
+  private stopListening: () => void = noop;
   /** Runs (or reaps) failing in a row: the first failure of a streak is logged, and the recovery. */
   private readonly failures = { run: 0, reap: 0 };
 
@@ -188,6 +191,7 @@ export class PollingWorker<T extends KindTypes>
       this.name,
       setInterval(() => this.tick(), settings.intervalMs),
     );
+    this.stopListening = this.runtime.jobsAdded.listen((lane) => this.jobsAdded(lane));
     this.runtime.scheduler.addInterval(
       `${this.name}.reaper`,
       setInterval(() => {
@@ -224,6 +228,7 @@ export class PollingWorker<T extends KindTypes>
 
   private async stop(): Promise<void> {
     this.stopping = true;
+    this.stopListening();
     this.signalStop();
     this.database.unwatch();
     const { scheduler } = this.runtime;
@@ -270,6 +275,8 @@ export class PollingWorker<T extends KindTypes>
       run = this.runOnce(lane).finally(() => {
         this.runs.delete(lane);
         this.lastRunEndedAt = new Date();
+        // Its scans may have missed them (read before their insert): one more run looks.
+        if (this.addedDuringRun.delete(lane)) setImmediate(() => this.startRun(lane));
       });
       this.runs.set(lane, run);
     }
@@ -297,15 +304,25 @@ export class PollingWorker<T extends KindTypes>
 
   /** Starts a run of each lane that has none (a lane's long backlog does not keep the others waiting). */
   private tick(): void {
+    for (const lane of this.lanes) this.startRun(lane);
+  }
+
+  /** Jobs due now were added to `lane` in this process: run it now, not at the next poll. */
+  private jobsAdded(lane: string): void {
+    if (!this.lanes.includes(lane)) return;
+    if (this.runs.has(lane)) this.addedDuringRun.add(lane);
+    else this.startRun(lane);
+  }
+
+  /** Starts a run of `lane` unless one is under way. */
+  private startRun(lane: string): void {
     // While the circuit is open the worker does not even scan: nothing it claimed could be done.
     if (this.stopping || this.circuit.mode() === 'open' || this.database.paused) return;
-    for (const lane of this.lanes) {
-      if (this.runs.has(lane)) continue;
-      this.processLane(lane).then(
-        () => this.succeeded('run'),
-        (error: unknown) => this.failed('run', error),
-      );
-    }
+    if (this.runs.has(lane)) return;
+    this.processLane(lane).then(
+      () => this.succeeded('run'),
+      (error: unknown) => this.failed('run', error),
+    );
   }
 
   /**

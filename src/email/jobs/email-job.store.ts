@@ -120,6 +120,10 @@ export class EmailJobStore extends LeaseQueueStore<EmailKindTypes> {
         .map((doc) => ledgerMessageOf(doc)),
       now,
     );
+    this.announceAdded(
+      docs.filter((doc) => !duplicates.has(doc.idempotencyKey)),
+      now,
+    );
     const existing = new Map<string, string>(inLedger);
     if (duplicates.size > 0) {
       const found = await this.collection
