@@ -11,6 +11,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup/after-each-file.ts'],
   // The index-coverage gate counts as one more test (docs/operations/index-coverage.md); before 'default', whose summary counts it.
   reporters: ['<rootDir>/test/setup/index-coverage-reporter.js', 'default'],
   // A safety net, not a speed claim: on a busy 2-core machine one test may take minutes (docs/development.md,

@@ -64,6 +64,7 @@ class Slot {
   private task: Task | null = null;
   private timer: NodeJS.Timeout | null = null;
   private nextId = 0;
+  private closed = false;
 
   constructor(private readonly onIdle: () => void) {
     this.start();
@@ -97,15 +98,23 @@ class Slot {
     // Out of heap, or any other death: the call it had fails as over the budget, and a new worker starts.
     // One that dies before it is ready (it cannot load) is started again a second later, not in a loop.
     const died = () => {
-      if (worker !== this.worker) return;
+      if (this.closed || worker !== this.worker) return;
       if (this.ready) this.replace();
-      else setTimeout(() => worker === this.worker && this.start(), RESTART_DELAY_MS).unref();
+      else setTimeout(() => !this.closed && worker === this.worker && this.start(), RESTART_DELAY_MS).unref();
     };
     worker.on('error', died);
     worker.on('exit', died);
     // An idle worker does not keep the process alive. Only after the listeners: adding a 'message'
     // listener references the worker's port again, and a worker that never rendered held the process open.
     worker.unref();
+  }
+
+  /** Ends the worker for good: a call it was running fails as over the budget, and none restarts it. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.ready = false;
+    this.finish(null);
+    await this.worker.terminate();
   }
 
   private finish(results: RenderResult[] | null): void {
@@ -143,6 +152,17 @@ class TemplateSandbox {
       };
       this.gather(fields, variables, done);
     });
+  }
+
+  /**
+   * Ends the workers and waits until their threads are gone (calls waiting for one fail as over the budget);
+   * the next render starts new ones. A process that exits with workers still loading waits for them.
+   */
+  async close(): Promise<void> {
+    const slots = this.slots ?? [];
+    this.slots = null;
+    for (const task of this.queue.splice(0)) task.done(null);
+    await Promise.all(slots.map((slot) => slot.close()));
   }
 
   private gather(fields: FieldSource[], variables: object, done: Done): void {
@@ -219,4 +239,12 @@ export async function checkInSandbox(fields: FieldSource[]): Promise<void> {
   const outcomes = await Promise.allSettled(fields.map((field) => sandbox.render([field], {})));
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
+}
+
+/**
+ * Ends the template workers of this module instance (each test file has its own: the test set-up closes them,
+ * so a Jest worker never exits while one is still loading).
+ */
+export function closeTemplateSandbox(): Promise<void> {
+  return sandbox.close();
 }
