@@ -1,17 +1,25 @@
-import { renderInSandbox } from './template-sandbox';
+import { closeTemplateSandbox, renderInSandbox } from './template-sandbox';
 
 /** The kinds of handle a worker thread holds: while any is referenced, the process cannot exit. */
 const workerHandles = () =>
   process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort' || kind === 'Worker');
 
+const greeting = [{ field: 'subject', source: 'Hi {{name}}', mode: 'plain' as const }];
+
 describe('Template sandbox', () => {
   it('holds the process open only while it renders: an idle worker, used or not, keeps nothing alive', async () => {
     const before = workerHandles();
     // The first render starts the whole pool; one worker renders, the others wait unused.
-    const rendered = await renderInSandbox([{ field: 'subject', source: 'Hi {{name}}', mode: 'plain' }], {
-      name: 'Ada',
-    });
+    const rendered = await renderInSandbox(greeting, { name: 'Ada' });
     expect(rendered).toEqual(['Hi Ada']);
     expect(workerHandles()).toEqual(before);
+  });
+
+  it('fails a render under way when closed, and starts new workers for the next one', async () => {
+    const running = renderInSandbox(greeting, { name: 'Ada' });
+    const closed = closeTemplateSandbox();
+    await expect(running).rejects.toThrow('over the template budget');
+    await closed;
+    await expect(renderInSandbox(greeting, { name: 'Grace' })).resolves.toEqual(['Hi Grace']);
   });
 });

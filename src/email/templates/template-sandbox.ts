@@ -155,12 +155,14 @@ class TemplateSandbox {
   }
 
   /**
-   * Ends the workers and waits until their threads are gone (calls waiting for one fail as over the budget);
+   * Ends the workers and waits until their threads are gone (calls not yet answered fail as over the budget);
    * the next render starts new ones. A process that exits with workers still loading waits for them.
    */
   async close(): Promise<void> {
     const slots = this.slots ?? [];
     this.slots = null;
+    for (const batch of this.gathering.values()) for (const done of batch.done) done(null);
+    this.gathering.clear();
     for (const task of this.queue.splice(0)) task.done(null);
     await Promise.all(slots.map((slot) => slot.close()));
   }
