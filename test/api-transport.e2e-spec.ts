@@ -60,6 +60,8 @@ describe('E-mail through the Resend API transport', () => {
     process.env.RESEND_API_KEY = API_KEY;
     process.env.RESEND_API_URL = receiver.url;
     process.env.WEBHOOK_SECRET = WEBHOOK_SECRET;
+    // As many slots per stream as the worker's default: one stream alone can fill a pool of that size.
+    process.env.EMAIL_WORKER_CONCURRENCY = String(CONCURRENCY);
     t = await createTestApp({
       overrides: [
         {
@@ -96,6 +98,7 @@ describe('E-mail through the Resend API transport', () => {
     delete process.env.RESEND_API_KEY;
     delete process.env.RESEND_API_URL;
     delete process.env.WEBHOOK_SECRET;
+    delete process.env.EMAIL_WORKER_CONCURRENCY;
   });
 
   const jobs = (): Collection<Document> => t.connection.collection('email_jobs');
@@ -224,6 +227,37 @@ describe('E-mail through the Resend API transport', () => {
       expect.stringMatching(/^Resend API unavailable: Resend API (429|503)/),
     );
     warn.mockRestore();
+  });
+
+  it('keeps a connection for a sign-in link while every broadcast slot waits for an answer', async () => {
+    const service = t.app.get(EmailService);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer = (call) =>
+      call.body.to[0].startsWith('reader') ? { accept: true, after: held } : { accept: true };
+    const readers = Array.from({ length: CONCURRENCY }, (_, i) => `reader${i}@example.com`);
+    for (const to of readers)
+      await service.enqueueEmail({ to, subject: 'News', text: 'News' }, { stream: 'broadcast' });
+    const worker = t.app.get(EmailWorker);
+    const broadcasts = worker.processDueJobs();
+    await waitFor(() => receiver.calls.length === CONCURRENCY, {
+      describe: () => `${receiver.calls.length} call(s)`,
+    });
+
+    // Every broadcast slot holds a request the API has not answered; the link still gets a socket.
+    await service.enqueueEmail({ to: 'signin@example.com', subject: 'Your link', text: 'Link' });
+    const link = worker.processDueJobs();
+    const linkSent = () => receiver.messages.some((message) => message.body.to[0] === 'signin@example.com');
+    // A link that got its socket only when a held request gave up (RESEND_API_TIMEOUT_MS) came too late.
+    const abandoned = () => receiver.calls.filter((call) => call.abandoned).length;
+    await waitFor(() => linkSent() || abandoned() > 0, {
+      describe: () => `calls to ${receiver.calls.map((call) => call.body.to[0]).join(', ')}`,
+    });
+    expect({ linkSent: linkSent(), abandoned: abandoned() }).toEqual({ linkSent: true, abandoned: 0 });
+    release();
+    await Promise.all([broadcasts, link]);
+    const all = await jobs().find({}).toArray();
+    expect(all.map((job) => job.status)).toEqual(all.map(() => 'completed'));
   });
 
   it('ends a job the API refuses as invalid (422) dead at once, with the reason', async () => {

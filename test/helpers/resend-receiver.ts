@@ -19,6 +19,8 @@ export interface ResendCall {
   body: ResendEmailBody;
   /** The status answered (undefined while the call waits). */
   status?: number;
+  /** The client closed the request before it was answered (its time limit ran out). */
+  abandoned?: boolean;
 }
 
 /** A message the receiver took (what Resend would deliver), with the id it answered. */
@@ -29,11 +31,14 @@ export interface ResendMessage {
 }
 
 /**
- * How to answer one call: take the message (after `delayMs`; it counts as taken when the call arrives, as
- * a provider that has begun sending), refuse it with a status and Resend's error `name`, or never answer.
+ * How to answer one call: take the message (after `delayMs`, or once `after` settles; it counts as taken
+ * when the call arrives, as a provider that has begun sending), refuse it with a status and Resend's error
+ * `name`, or never answer.
  */
 export type ResendAnswer =
-  { accept: true; delayMs?: number } | { status: number; name: string; message?: string } | 'hang';
+  | { accept: true; delayMs?: number; after?: Promise<void> }
+  | { status: number; name: string; message?: string }
+  | 'hang';
 
 export interface ResendReceiver {
   /** `http://127.0.0.1:<port>`: the transport's RESEND_API_URL. */
@@ -99,6 +104,9 @@ export async function startResendReceiver(apiKey: string): Promise<ResendReceive
         }
       };
       const call: ResendCall = { headers: request.headers, body: JSON.parse(raw) as ResendEmailBody };
+      response.on('close', () => {
+        if (!response.writableEnded) call.abandoned = true;
+      });
       const index = receiver.calls.push(call) - 1;
       if (request.url !== '/emails' || request.method !== 'POST') {
         return reply(404, { statusCode: 404, name: 'not_found', message: 'Not found' });
@@ -143,6 +151,7 @@ export async function startResendReceiver(apiKey: string): Promise<ResendReceive
         record.answer = { status: 200, body: JSON.stringify({ id }) };
         reply(200, { id });
       };
+      if (answer.after) return void answer.after.then(finish);
       if (!answer.delayMs) return finish();
       const timer = setTimeout(() => {
         timers.delete(timer);

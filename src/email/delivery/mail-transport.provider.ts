@@ -24,19 +24,18 @@ export function chosenTransport(config: ConfigService<AppConfig, true>): EmailTr
  * The transport `EMAIL_TRANSPORT` names (docs/operations/email-transports.md): pooled SMTP to `SMTP_URL`,
  * Resend's HTTP API, or `.eml` files in `DATA_DIR/outbox`. Connections: SMTP has a pool per stream, as
  * many as that stream's worker slots (the e-mail kind's lane settings, so the two always agree); the API
- * the worker's concurrency.
+ * one keep-alive agent with as many sockets as both streams' slots.
  */
 export const mailTransportProvider: Provider<MailTransport> = {
   provide: MAIL_TRANSPORT,
   inject: [ConfigService, kindTokens(EMAIL_KIND).runtime],
   useFactory: (config: ConfigService<AppConfig, true>, emailKind: KindRuntime<KindTypes>): MailTransport => {
-    const connections = config.get('EMAIL_WORKER_CONCURRENCY', { infer: true });
+    const pools = {
+      transactional: emailKind.settings('transactional').concurrency,
+      broadcast: emailKind.settings('broadcast').concurrency,
+    };
     switch (chosenTransport(config)) {
       case 'smtp': {
-        const pools = {
-          transactional: emailKind.settings('transactional').concurrency,
-          broadcast: emailKind.settings('broadcast').concurrency,
-        };
         // The environment check requires SMTP_URL for this choice.
         return new SmtpTransport(config.get('SMTP_URL', { infer: true }), pools, {
           sendTimeoutMs: config.get('SMTP_SEND_TIMEOUT_MS', { infer: true }),
@@ -48,7 +47,8 @@ export const mailTransportProvider: Provider<MailTransport> = {
           apiKey: config.get('RESEND_API_KEY', { infer: true }),
           baseUrl: config.get('RESEND_API_URL', { infer: true }),
           timeoutMs: config.get('RESEND_API_TIMEOUT_MS', { infer: true }),
-          maxConnections: connections,
+          // Both streams' slots: a campaign's sends in flight never leave a sign-in link without a socket.
+          maxConnections: pools.transactional + pools.broadcast,
         });
       case 'outbox': {
         const outbox = join(config.get('DATA_DIR', { infer: true }), 'outbox');
