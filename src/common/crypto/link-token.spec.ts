@@ -29,7 +29,10 @@ describe('LinkTokens', () => {
     const [payload, mac] = token.split('.');
     const otherPayload = Buffer.from(JSON.stringify(['unsubscribe', 'q', 'a'])).toString('base64url');
     expect(tokens.verify('unsubscribe', `${otherPayload}.${mac}`)).toBeNull();
-    expect(tokens.verify('unsubscribe', `${payload}.${mac.slice(0, -2)}AA`)).toBeNull();
+    // A bit flipped, not the last characters replaced: those may already hold what replaces them.
+    const alteredMac = Buffer.from(mac, 'base64url');
+    alteredMac[0] ^= 1;
+    expect(tokens.verify('unsubscribe', `${payload}.${alteredMac.toString('base64url')}`)).toBeNull();
     expect(tokens.verify('unsubscribe', payload)).toBeNull();
     expect(tokens.verify('unsubscribe', `${token}.x`)).toBeNull();
     expect(tokens.verify('unsubscribe', 'x'.repeat(MAX_LINK_TOKEN_LENGTH + 1))).toBeNull();
