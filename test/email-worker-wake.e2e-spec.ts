@@ -4,7 +4,7 @@ import type { Model } from 'mongoose';
 import { EmailService } from '../src/email/email.service';
 import { EmailJob } from '../src/email/jobs/schemas/email-job.schema';
 import { createTestApp, TestApp } from './helpers/app';
-import { SAFETY_DEADLINE_MS } from './helpers/wait';
+import { waitFor } from './helpers/wait';
 
 /**
  * A job enqueued in a process whose worker runs is sent at once, not at the worker's next poll: here the
@@ -31,13 +31,14 @@ describe('The e-mail worker woken by an insert', () => {
   }
 
   async function waitUntilCompleted(ids: string[]): Promise<void> {
-    const deadline = Date.now() + SAFETY_DEADLINE_MS;
-    for (;;) {
-      const statuses = await statusesOf(ids);
-      if (statuses.length === ids.length && statuses.every((status) => status === 'completed')) return;
-      if (Date.now() > deadline) throw new Error(`jobs are ${statuses.join(', ')}, not all completed`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let statuses: string[] = [];
+    await waitFor(
+      async () => {
+        statuses = await statusesOf(ids);
+        return statuses.length === ids.length && statuses.every((status) => status === 'completed');
+      },
+      { describe: () => `jobs are ${statuses.join(', ')}, not all completed` },
+    );
   }
 
   const message = (i: number) => ({

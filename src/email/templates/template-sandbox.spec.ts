@@ -22,4 +22,15 @@ describe('Template sandbox', () => {
     await closed;
     await expect(renderInSandbox(greeting, { name: 'Grace' })).resolves.toEqual(['Hi Grace']);
   });
+
+  it('fails a batch under way when closed, without retrying its messages on new workers', async () => {
+    await renderInSandbox(greeting, { name: 'warm-up' });
+    // Asked for in one turn: one batch of three on one worker.
+    const running = ['Ada', 'Grace', 'Edsger'].map((name) => renderInSandbox(greeting, { name }));
+    await new Promise((resolve) => setImmediate(resolve));
+    const outcomes = Promise.allSettled(running);
+    await closeTemplateSandbox();
+    // Retried one by one, they would have been rendered by the workers the retry started.
+    expect((await outcomes).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  });
 });

@@ -140,6 +140,8 @@ class TemplateSandbox {
   private readonly queue: Task[] = [];
   private readonly gathering = new Map<FieldSource[], { variables: object[]; done: Done[] }>();
   private flushScheduled = false;
+  /** While closing, a batch that fails is not retried message by message (that would start new workers). */
+  private closing = false;
 
   /** The fields rendered with `variables`; throws a `TemplateProblem` naming the field that failed. */
   render(fields: FieldSource[], variables: object): Promise<string[]> {
@@ -161,10 +163,15 @@ class TemplateSandbox {
   async close(): Promise<void> {
     const slots = this.slots ?? [];
     this.slots = null;
-    for (const batch of this.gathering.values()) for (const done of batch.done) done(null);
-    this.gathering.clear();
-    for (const task of this.queue.splice(0)) task.done(null);
-    await Promise.all(slots.map((slot) => slot.close()));
+    this.closing = true;
+    try {
+      for (const batch of this.gathering.values()) for (const done of batch.done) done(null);
+      this.gathering.clear();
+      for (const task of this.queue.splice(0)) task.done(null);
+      await Promise.all(slots.map((slot) => slot.close()));
+    } finally {
+      this.closing = false;
+    }
   }
 
   private gather(fields: FieldSource[], variables: object, done: Done): void {
@@ -193,7 +200,7 @@ class TemplateSandbox {
       variables: batch.variables,
       done: (results) => {
         if (results) return batch.done.forEach((done, i) => done([results[i]]));
-        if (batch.done.length === 1) return batch.done[0](null);
+        if (batch.done.length === 1 || this.closing) return batch.done.forEach((done) => done(null));
         // Over the budget as a batch: each message alone, ahead of the queue, so only the offenders fail.
         batch.variables.forEach((variables, i) =>
           this.enqueue({ fields, variables: [variables], done: batch.done[i] }, true),
