@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { attachAuditTrail } from './audit/audit-routes';
 import { AllowedMethods } from './common/http/allowed-methods';
 import type { ErrorBody } from './common/http/envelope';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
@@ -142,4 +143,5 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   registerBodyParsers(app);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
   setupOpenApi(app);
+  attachAuditTrail(app);
 }

@@ -1,5 +1,5 @@
-import { getModelToken } from '@nestjs/mongoose';
-import type { Model } from 'mongoose';
+import { getConnectionToken, getModelToken } from '@nestjs/mongoose';
+import type { Connection, Model } from 'mongoose';
 import { AuditLogService } from '../src/audit/audit-log.service';
 import { AuditTrail } from '../src/audit/audit-trail.service';
 import { AuditIntent } from '../src/audit/schemas/audit-intent.schema';
@@ -7,8 +7,9 @@ import { AuditRecord } from '../src/audit/schemas/audit-record.schema';
 import { Role } from '../src/common/auth/roles';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { User } from '../src/users/schemas/user.schema';
-import { createTestApp, TestApp } from './helpers/app';
+import { compileApp, createTestApp, TestApp } from './helpers/app';
 import { seedApp } from './helpers/factories';
+import { HttpClient } from './helpers/http';
 import { createSession, Session } from './helpers/session';
 
 describe('Audit log', () => {
@@ -143,5 +144,41 @@ describe('Audit log', () => {
     // Re-dating them broke their hashes; what is left starts at the fourth and holds.
     const after = await audit.verify();
     expect(after).toMatchObject({ checked: 3, firstBreak: null });
+  });
+});
+
+describe('Audit interceptor with several applications in one process', () => {
+  it('records through the application that answers, not the last one configured', async () => {
+    // Both are configured before either starts, as Nest reads a route's interceptors at init.
+    const first = await compileApp();
+    const second = await compileApp();
+    try {
+      await first.init();
+      await second.init();
+      const t: TestApp = {
+        app: first,
+        http: new HttpClient(first),
+        connection: first.get<Connection>(getConnectionToken()),
+        close: () => first.close(),
+      };
+      const firstTrail = jest.spyOn(first.get(AuditTrail), 'begin');
+      const secondTrail = jest.spyOn(second.get(AuditTrail), 'begin');
+      const admin = await createSession(t, Role.Admin);
+      const created = await admin.http.post('/users', {
+        email: 'grace-two-apps@example.com',
+        password: 'secret-password-2',
+        firstName: 'Grace',
+        lastName: 'H',
+      });
+      expect(created.status).toBe(201);
+      expect(firstTrail).toHaveBeenCalledTimes(1);
+      expect(secondTrail).not.toHaveBeenCalled();
+      const records = first.get<Model<AuditRecord>>(getModelToken(AuditRecord.name));
+      const written = await records.find({ action: 'user.create', targetId: created.body.data._id }).lean();
+      expect(written).toHaveLength(1);
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 });

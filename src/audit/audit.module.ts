@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AuditInterceptor } from './audit.interceptor';
 import { AuditLogController } from './audit-log.controller';
@@ -9,7 +8,10 @@ import { AuditTrail } from './audit-trail.service';
 import { AuditIntent, AuditIntentSchema } from './schemas/audit-intent.schema';
 import { AuditRecord, AuditRecordSchema } from './schemas/audit-record.schema';
 
-/** The audit trail of staff actions: the interceptor that writes it, the log route, retention and checks. */
+/**
+ * The audit trail of staff actions: the interceptor that writes it (put on the audited routes by
+ * attachAuditTrail), the log route, retention and checks.
+ */
 @Module({
   imports: [
     MongooseModule.forFeature([
@@ -18,12 +20,7 @@ import { AuditRecord, AuditRecordSchema } from './schemas/audit-record.schema';
     ]),
   ],
   controllers: [AuditLogController],
-  providers: [
-    AuditTrail,
-    AuditLogService,
-    AuditRetention,
-    { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
-  ],
+  providers: [AuditTrail, AuditLogService, AuditRetention, AuditInterceptor],
   exports: [AuditLogService],
 })
 export class AuditModule {}
