@@ -5,7 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { attachAuditTrail } from './audit/audit-routes';
-import { AllowedMethods } from './common/http/allowed-methods';
+import { allowedMethods } from './common/http/allowed-methods';
 import type { ErrorBody } from './common/http/envelope';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
 import { registerBodyParsers } from './common/http/body/body-parsers';
@@ -61,11 +61,9 @@ function trustProxy(value: string | undefined): boolean | string | number {
  * an unknown path, 405 with `Allow` for a method the path does not answer (TRACE included).
  */
 class ServiceFastifyAdapter extends FastifyAdapter {
-  readonly allowedMethods = new AllowedMethods();
-
   override setNotFoundHandler(): ReturnType<FastifyAdapter['setNotFoundHandler']> {
     return super.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-      const allowed = this.allowedMethods.allowedFor(request.url);
+      const allowed = allowedMethods(this.getInstance(), request.url);
       const json = 'application/json; charset=utf-8';
       if (allowed.length > 0) {
         const error = `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`;
@@ -80,7 +78,7 @@ class ServiceFastifyAdapter extends FastifyAdapter {
 }
 
 export function createFastifyAdapter(trustProxySetting: string | undefined): FastifyAdapter {
-  const adapter = new ServiceFastifyAdapter({
+  return new ServiceFastifyAdapter({
     // The largest body any route may take; each route's own limit is checked by the JSON parser.
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: trustProxy(trustProxySetting),
@@ -101,8 +99,6 @@ export function createFastifyAdapter(trustProxySetting: string | undefined): Fas
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
-  adapter.getInstance().addHook('onRoute', (route) => adapter.allowedMethods.record(route.url, route.method));
-  return adapter;
 }
 
 /** Everything main.ts and the tests apply on top of AppModule, so both run the same pipeline. */
