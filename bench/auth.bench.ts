@@ -4,6 +4,8 @@
  *
  *   npm run bench -- auth
  *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench -- auth   (before/after in one run)
+ *   BENCH_PROFILE=functions BENCH_ONLY=wants npm run bench -- auth
+ *       (where this build's CPU went, by function, in the scenarios whose name contains a word)
  *
  * - `GET /auth/me` with a back-office bearer token (bearer strategy: JWT check + one user lookup by _id);
  * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list);
@@ -20,6 +22,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import { serverProfile } from './cpu-profile';
 import {
   type BenchServer,
   call,
@@ -46,8 +49,13 @@ interface Target {
 }
 
 /** Starts one build's server and seeds an app with an API key and 20 wants. */
-async function startTarget(label: string, dist: string, mongoUri: string): Promise<Target> {
-  const server = await startServer(dist, mongoUri);
+async function startTarget(
+  label: string,
+  dist: string,
+  mongoUri: string,
+  nodeArgs: string[] = [],
+): Promise<Target> {
+  const server = await startServer(dist, mongoUri, nodeArgs);
   const { baseUrl, admin } = server;
   const appId = 'bench-app';
   await call(baseUrl, 'POST', '/admin/apps', admin, { id: appId, name: 'Bench app' });
@@ -91,10 +99,15 @@ async function main(): Promise<void> {
     success: true,
     user: { id: '665f1c0a9d3e4b2a1c0d9e8f', email: 'bench-admin@example.com', name: 'Admin', role: 'admin' },
   });
+  const profile = serverProfile();
+  const only = process.env.BENCH_ONLY;
   const targets: Target[] = [];
   try {
     for (const [label, dist] of dists) {
-      targets.push(await startTarget(label, dist, withDatabaseName(database.uri, `bench_auth_${label}`)));
+      const nodeArgs = label === 'after' ? profile.nodeArgs : [];
+      targets.push(
+        await startTarget(label, dist, withDatabaseName(database.uri, `bench_auth_${label}`), nodeArgs),
+      );
     }
     const scenarios: Scenario[] = [
       { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {} },
@@ -113,7 +126,8 @@ async function main(): Promise<void> {
         },
       ]),
     ];
-    const means = await runScenarios(scenarios, 'bare Fastify', {
+    const chosen = scenarios.filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only));
+    const means = await runScenarios(chosen, 'bare Fastify', {
       connections: CONNECTIONS,
       durationS: DURATION_S,
     });
@@ -133,6 +147,7 @@ async function main(): Promise<void> {
     bare.stop();
     await database.stop();
   }
+  profile.report('this build, all scenarios', 25);
 }
 
 main().catch((error: unknown) => {
