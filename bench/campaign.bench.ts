@@ -29,7 +29,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { MongoClient, ObjectId } from 'mongodb';
+import {
+  type CommandFailedEvent,
+  type CommandStartedEvent,
+  type CommandSucceededEvent,
+  MongoClient,
+  ObjectId,
+} from 'mongodb';
 import { Types, type Connection } from 'mongoose';
 import { SMTPServer } from 'smtp-server';
 import { LinkTokens } from '../src/common/crypto/link-token';
@@ -208,6 +214,53 @@ function cpuMeter(smtpPid: number | undefined, connection: Connection): () => st
   };
 }
 
+/** A command's shape: its name, collection and the keys its filter names (values left out). */
+function commandShape(event: CommandStartedEvent): string {
+  const command = event.command as Record<string, unknown>;
+  const keysOf = (filter: unknown) =>
+    filter && typeof filter === 'object' ? `{${Object.keys(filter).join(',')}}` : '';
+  const first = (list: unknown) => (Array.isArray(list) ? (list[0] as Record<string, unknown>) : undefined);
+  const filter =
+    command.filter ?? first(command.updates)?.q ?? first(command.deletes)?.q ?? command.query ?? undefined;
+  const pipeline = Array.isArray(command.pipeline)
+    ? ` [${(command.pipeline as Record<string, unknown>[]).map((stage) => Object.keys(stage)[0]).join(' ')}]`
+    : '';
+  return `${event.commandName} ${String(command[event.commandName])} ${keysOf(filter)}${pipeline}`;
+}
+
+/**
+ * Where the database's answers took their time, by command shape (total ms, calls): the dev database
+ * scans a collection for any filter that is not exactly the keys of one of its unique indexes, so a scan
+ * shows here as a shape whose time per call grows with the collection.
+ */
+function commandTimes(connection: Connection): () => string[] {
+  const started = new Map<number, string>();
+  const totals = new Map<string, { ms: number; calls: number }>();
+  const client = connection.getClient();
+  const onStart = (event: CommandStartedEvent) => started.set(event.requestId, commandShape(event));
+  const onEnd = (event: CommandSucceededEvent | CommandFailedEvent) => {
+    const shape = started.get(event.requestId);
+    if (shape === undefined) return;
+    started.delete(event.requestId);
+    const total = totals.get(shape) ?? { ms: 0, calls: 0 };
+    total.ms += event.duration;
+    total.calls += 1;
+    totals.set(shape, total);
+  };
+  client.on('commandStarted', onStart);
+  client.on('commandSucceeded', onEnd);
+  client.on('commandFailed', onEnd);
+  return () => {
+    client.off('commandStarted', onStart);
+    client.off('commandSucceeded', onEnd);
+    client.off('commandFailed', onEnd);
+    return [...totals]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, 12)
+      .map(([shape, { ms, calls }]) => `${(ms / 1000).toFixed(1)} s over ${calls} calls: ${shape}`);
+  };
+}
+
 /** (a) Returns false when a recipient was missed or mailed twice. */
 async function fanOut(databaseUri: string): Promise<boolean> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-campaign-'));
@@ -280,6 +333,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     const profile = inProcessProfile();
     await profile.start();
     const cpu = cpuMeter(smtp.child.pid, connection);
+    const times = commandTimes(connection);
     const started = performance.now();
     await campaigns.send('bench', String(draft._id));
     let campaign = draft;
@@ -298,6 +352,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     }
     const elapsedMs = performance.now() - started;
     const cpuPerMessage = cpu();
+    const slowestShapes = times();
     clearInterval(planWatch);
     await profile.stop(join(tmpdir(), `campaign-send-${Date.now()}.cpuprofile`));
     planDoneMs ||= elapsedMs;
@@ -329,6 +384,8 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     for (const [step, time] of Object.entries(steps)) {
       rows.push([`  ${step}`, `${time.calls} calls, ${(time.ms / 1000).toFixed(1)} s awaited in total`]);
     }
+    rows.push(['database time by command shape', '(the answers awaited, largest first)']);
+    for (const line of slowestShapes) rows.push(['', line]);
     const width = Math.max(...rows.map(([label]) => label.length));
     for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
     return duplicated === 0 && missing === 0 && campaign.status === 'sent';

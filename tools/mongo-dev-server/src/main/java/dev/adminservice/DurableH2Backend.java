@@ -1,6 +1,5 @@
 package dev.adminservice;
 
-import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
 import java.util.List;
@@ -9,14 +8,14 @@ import java.util.Set;
 import org.h2.mvstore.MVStore;
 
 /**
- * The H2 backend, answering a command that writes only once its changes are committed and synced to the
+ * The H2 backend ({@link IndexedH2Backend}), answering a command that writes only once its changes are committed and synced to the
  * file ({@link GroupCommit}). The library leaves commits to the MVStore's background writer (about once a
  * second), so a killed process lost the writes it had acknowledged in its last second.
  *
  * <p>Every command of the wire protocol, OP_MSG or legacy, reaches {@link #handleCommand}. A failed write
  * is committed too: part of a batch may have been applied, and its reply counts what was.
  */
-final class DurableH2Backend extends H2Backend {
+final class DurableH2Backend extends IndexedH2Backend {
   /** Commands that change data or metadata, lower-cased (the wire protocol's names are camel-cased). */
   private static final Set<String> WRITES =
       Set.of(

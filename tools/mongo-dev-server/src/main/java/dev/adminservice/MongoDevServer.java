@@ -3,8 +3,6 @@ package dev.adminservice;
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
-import de.bwaldvogel.mongo.backend.h2.H2Backend;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -110,7 +108,7 @@ public final class MongoDevServer {
 
   private static MongoBackend openBackend(String file, boolean delayed) throws IOException {
     if (file == null) {
-      return new MemoryBackend();
+      return new IndexedMemoryBackend();
     }
     Path path = Path.of(file).toAbsolutePath();
     Files.createDirectories(path.getParent());
@@ -123,7 +121,7 @@ public final class MongoDevServer {
             .cacheSize(STORE_CACHE_MB)
             .open();
     StoreCompaction.start(store);
-    return delayed ? new H2Backend(store) : new DurableH2Backend(store);
+    return delayed ? new IndexedH2Backend(store) : new DurableH2Backend(store);
   }
 
   private static void waitForEndOfInput(InputStream in) throws IOException {

@@ -1,0 +1,61 @@
+package dev.adminservice;
+
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.H2Collection;
+import de.bwaldvogel.mongo.backend.h2.H2Database;
+import de.bwaldvogel.mongo.bson.Document;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+
+/**
+ * The H2 file backend (local runs), its filters narrowed by a unique index ({@link IndexedQueries}). A
+ * collection keeps the library's map names ({@code databases.<db>.<name>}, {@code meta.<db>.<name>}), so a
+ * data file written before opens as it was.
+ */
+class IndexedH2Backend extends H2Backend {
+  private final MVStore store;
+
+  IndexedH2Backend(MVStore store) {
+    super(store);
+    this.store = store;
+  }
+
+  @Override
+  protected MongoDatabase openOrCreateDatabase(String databaseName) {
+    return new H2Database(databaseName, store, getCursorRegistry()) {
+      @Override
+      protected MongoCollection<Object> openOrCreateCollection(String name, CollectionOptions options) {
+        String namespace = getFullCollectionNamespace(name);
+        MVMap<Object, Document> data = store.openMap("databases." + namespace);
+        MVMap<String, Object> meta = store.openMap("meta." + namespace);
+        return new Collection(this, name, options, data, meta, cursorRegistry);
+      }
+    };
+  }
+
+  private static final class Collection extends H2Collection {
+    Collection(
+        MongoDatabase database,
+        String name,
+        CollectionOptions options,
+        MVMap<Object, Document> data,
+        MVMap<String, Object> meta,
+        CursorRegistry cursors) {
+      super(database, name, options, data, meta, cursors);
+    }
+
+    @Override
+    protected QueryResult queryDocuments(
+        Document query, Document orderBy, int skip, int limit, int batchSize, Document projection) {
+      Iterable<Object> positions = IndexedQueries.narrowedPositions(getIndexes(), query);
+      return positions == null
+          ? super.queryDocuments(query, orderBy, skip, limit, batchSize, projection)
+          : matchDocuments(query, positions, orderBy, skip, limit, batchSize, projection);
+    }
+  }
+}
