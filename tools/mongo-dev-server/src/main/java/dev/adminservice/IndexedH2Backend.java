@@ -9,6 +9,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
+import io.netty.channel.Channel;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
@@ -23,6 +24,13 @@ class IndexedH2Backend extends H2Backend {
   IndexedH2Backend(MVStore store) {
     super(store);
     this.store = store;
+  }
+
+  @Override
+  public Document handleCommand(Channel channel, String database, String command, Document query) {
+    return command.equals(IndexedQueries.SCAN_COUNTS_COMMAND)
+        ? IndexedQueries.scanCounts()
+        : super.handleCommand(channel, database, command, query);
   }
 
   @Override
@@ -52,7 +60,7 @@ class IndexedH2Backend extends H2Backend {
     @Override
     protected QueryResult queryDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document projection) {
-      Iterable<Object> positions = IndexedQueries.narrowedPositions(getIndexes(), query);
+      Iterable<Object> positions = IndexedQueries.narrowedPositions(getFullName(), getIndexes(), query);
       return positions == null
           ? super.queryDocuments(query, orderBy, skip, limit, batchSize, projection)
           : matchDocuments(query, positions, orderBy, skip, limit, batchSize, projection);

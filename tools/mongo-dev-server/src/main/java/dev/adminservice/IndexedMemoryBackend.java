@@ -8,9 +8,17 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
+import io.netty.channel.Channel;
 
 /** The in-memory backend (tests, benches), its filters narrowed by a unique index ({@link IndexedQueries}). */
 final class IndexedMemoryBackend extends MemoryBackend {
+
+  @Override
+  public Document handleCommand(Channel channel, String database, String command, Document query) {
+    return command.equals(IndexedQueries.SCAN_COUNTS_COMMAND)
+        ? IndexedQueries.scanCounts()
+        : super.handleCommand(channel, database, command, query);
+  }
 
   @Override
   public MemoryDatabase openOrCreateDatabase(String databaseName) {
@@ -30,7 +38,7 @@ final class IndexedMemoryBackend extends MemoryBackend {
     @Override
     protected QueryResult queryDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document projection) {
-      Iterable<Integer> positions = IndexedQueries.narrowedPositions(getIndexes(), query);
+      Iterable<Integer> positions = IndexedQueries.narrowedPositions(getFullName(), getIndexes(), query);
       return positions == null
           ? super.queryDocuments(query, orderBy, skip, limit, batchSize, projection)
           : matchDocuments(query, positions, orderBy, skip, limit, batchSize, projection);
