@@ -5,7 +5,8 @@
  *   npm run bench -- auth
  *   BENCH_BASELINE_DIST=/path/to/other/checkout/dist npm run bench -- auth   (before/after in one run)
  *   BENCH_PROFILE=functions BENCH_ONLY=wants npm run bench -- auth
- *       (where this build's CPU went, by function, in the scenarios whose name contains a word)
+ *       (where this build's CPU went, by function, in the scenarios whose name matches a pattern:
+ *       BENCH_ONLY='wants$' for the key's list alone)
  *
  * - `GET /auth/me` with a back-office bearer token (bearer strategy: JWT check + one user lookup by _id);
  * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list);
@@ -126,7 +127,9 @@ async function main(): Promise<void> {
         },
       ]),
     ];
-    const chosen = scenarios.filter(({ name }) => !only || name === 'bare Fastify' || name.includes(only));
+    const chosen = scenarios.filter(
+      ({ name }) => !only || name === 'bare Fastify' || new RegExp(only).test(name),
+    );
     const means = await runScenarios(chosen, 'bare Fastify', {
       connections: CONNECTIONS,
       durationS: DURATION_S,
