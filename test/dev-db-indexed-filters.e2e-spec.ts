@@ -6,7 +6,8 @@ import { type DevDatabase, startDevDatabase, withDatabaseName } from '../src/dat
 
 interface Item {
   _id: number;
-  token?: string;
+  // null only in filters: a sparse index holds no document without the field.
+  token?: string | null;
   kind: 'a' | 'b';
   applied: string[];
 }
