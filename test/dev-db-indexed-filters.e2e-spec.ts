@@ -79,6 +79,20 @@ describe.each([
     expect(await scansOfItems()).toBe(before);
   });
 
+  it('opens a file written before as it was, its filters still narrowed', async () => {
+    if (!inFile) return;
+    await client.close();
+    await database.stop();
+    database = await startDevDatabase({ file: join(dir, 'mongo.mv'), maxHeap: '256m' });
+    client = await MongoClient.connect(withDatabaseName(database.uri, 'indexed_filters'));
+    items = client.db().collection<Item>('items');
+    expect(await items.countDocuments({})).toBe(ITEMS.length);
+    const before = await scansOfItems();
+    expect((await items.findOne({ _id: 8 }))?.applied).toEqual(['event-1']);
+    expect(ids(await items.find({ token: 't6', kind: 'a' }).toArray())).toEqual([6]);
+    expect(await scansOfItems()).toBe(before);
+  });
+
   it('still scans, and answers right, where no unique index narrows the filter', async () => {
     const before = await scansOfItems();
     const untokened = ITEMS.filter((item) => item.token === undefined && item.kind === 'a');

@@ -19,11 +19,9 @@ import org.h2.mvstore.MVStore;
  * data file written before opens as it was.
  */
 class IndexedH2Backend extends H2Backend {
-  private final MVStore store;
 
   IndexedH2Backend(MVStore store) {
     super(store);
-    this.store = store;
   }
 
   @Override
@@ -33,8 +31,13 @@ class IndexedH2Backend extends H2Backend {
         : super.handleCommand(channel, database, command, query);
   }
 
+  /**
+   * Also called from the library's constructor, for each database the file already holds: before a field of
+   * this class could be set, so the store is read from the library's own.
+   */
   @Override
   protected MongoDatabase openOrCreateDatabase(String databaseName) {
+    MVStore store = getMvStore();
     return new H2Database(databaseName, store, getCursorRegistry()) {
       @Override
       protected MongoCollection<Object> openOrCreateCollection(String name, CollectionOptions options) {
