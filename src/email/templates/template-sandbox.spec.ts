@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { closeTemplateSandbox, renderInSandbox } from './template-sandbox';
 
 /** The kinds of handle a worker thread holds: while any is referenced, the process cannot exit. */
@@ -32,5 +33,25 @@ describe('Template sandbox', () => {
     await closeTemplateSandbox();
     // Retried one by one, they would have been rendered by the workers the retry started.
     expect((await outcomes).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  });
+});
+
+describe('Template sandbox closing while a worker reports ready', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('starts no new workers', async () => {
+    await renderInSandbox(greeting, { name: 'warm-up' });
+    // Under load a worker can still be loading when the pool closes; its `ready` arrives during the close.
+    const terminate = Object.getOwnPropertyDescriptor(Worker.prototype, 'terminate')!.value as (
+      this: Worker,
+    ) => Promise<number>;
+    jest.spyOn(Worker.prototype, 'terminate').mockImplementation(function (this: Worker) {
+      this.emit('message', { ready: true });
+      return terminate.call(this);
+    });
+    const listened = jest.spyOn(Worker.prototype, 'on');
+    await closeTemplateSandbox();
+    // Every worker the pool starts listens for its messages first.
+    expect(listened.mock.calls.filter(([event]) => event === 'message')).toEqual([]);
   });
 });

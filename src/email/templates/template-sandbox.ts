@@ -87,7 +87,9 @@ class Slot {
     const worker = startWorker();
     this.worker = worker;
     worker.on('message', (message: { ready?: true; id?: number; results?: RenderResult[] }) => {
-      if (worker !== this.worker) return;
+      // A worker still loading when its pool closes can report ready during the close: were it taken as
+      // idle, the pool would start again, and its new threads outlive the close.
+      if (this.closed || worker !== this.worker) return;
       if (message.ready) {
         this.ready = true;
         this.onIdle();
@@ -216,6 +218,8 @@ class TemplateSandbox {
   }
 
   private dispatch(): void {
+    // Workers start for work only: a call with nothing queued starts no pool.
+    if (this.queue.length === 0) return;
     this.slots ??= Array.from({ length: POOL_SIZE }, () => new Slot(() => this.dispatch()));
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
