@@ -69,6 +69,13 @@ export interface SmtpServerOptions {
   closeTimeoutMs?: number;
 }
 
+/** smtp-server's own answer to the clients of a server that is stopping. */
+function shuttingDown(): Error {
+  const error = new Error('Server shutting down') as Error & { responseCode: number };
+  error.responseCode = 421;
+  return error;
+}
+
 /** A real SMTP server on loopback (npm `smtp-server`) that records what it receives. */
 export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Promise<TestSmtpServer> {
   const state: Omit<TestSmtpServer, 'url' | 'close' | 'answerWaiting'> = {
@@ -84,6 +91,10 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
   };
   // Sessions whose connection has closed: a message answered after that was never acknowledged.
   const closed = new Set<string>();
+  // Set when `close()` begins: smtp-server then writes "421 Server shutting down" to every connection at
+  // once, so a client reads that as the answer to a message whose data is still arriving, and sends it again.
+  // Such a message is refused, not recorded: recording it counted one mail twice.
+  let stopping = false;
   // Answers still waiting out `delayMs`: a stopping server refuses them (421) instead of recording them.
   const waiting = new Map<NodeJS.Timeout, { answer: () => void; refuse: () => void }>();
   const options: SMTPServerOptions = {
@@ -107,6 +118,8 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
           // it could not acknowledge (the client rightly counts the attempt as failed and tries again).
           if (verdict.accept && closed.has(session.id)) {
             callback(null, 'Queued');
+          } else if (verdict.accept && stopping) {
+            callback(shuttingDown());
           } else if (verdict.accept) {
             state.received.push(mail);
             callback(null, state.acceptText(mail));
@@ -124,11 +137,7 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
           }, delayMs);
           waiting.set(timer, {
             answer,
-            refuse: () => {
-              const error = new Error('Server shutting down') as Error & { responseCode: number };
-              error.responseCode = 421;
-              callback(error);
-            },
+            refuse: () => callback(shuttingDown()),
           });
         } else {
           answer();
@@ -165,6 +174,7 @@ export async function startSmtpServer(serverOptions: SmtpServerOptions = {}): Pr
   };
   result.answerWaiting = () => settleWaiting('answer');
   result.close = () => {
+    stopping = true;
     settleWaiting('refuse');
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
