@@ -42,9 +42,8 @@ describe('Template sandbox closing while a worker reports ready', () => {
   it('starts no new workers', async () => {
     await renderInSandbox(greeting, { name: 'warm-up' });
     // Under load a worker can still be loading when the pool closes; its `ready` arrives during the close.
-    const terminate = Object.getOwnPropertyDescriptor(Worker.prototype, 'terminate')!.value as (
-      this: Worker,
-    ) => Promise<number>;
+    // Read along the prototype chain: a wrapped Worker class (a diagnostic test environment) inherits it.
+    const terminate = Reflect.get(Worker.prototype, 'terminate');
     jest.spyOn(Worker.prototype, 'terminate').mockImplementation(function (this: Worker) {
       this.emit('message', { ready: true });
       return terminate.call(this);
