@@ -16,14 +16,16 @@ import org.h2.mvstore.MVStore;
  */
 final class GroupCommit {
   private final MVStore store;
+  private final WholeCommandCommits commits;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition finished = lock.newCondition();
   private long issued;
   private long durable;
   private boolean committing;
 
-  GroupCommit(MVStore store) {
+  GroupCommit(MVStore store, WholeCommandCommits commits) {
     this.store = store;
+    this.commits = commits;
   }
 
   /** Returns once every change made before this call is committed and synced; throws if that failed. */
@@ -57,9 +59,9 @@ final class GroupCommit {
   }
 
   private void commitAndSync() {
-    store.commit();
-    // The background writer may have taken our change into a version it is still writing; this waits for
-    // its queued work before forcing the file to the disk.
+    commits.commit();
+    // Another commit may have taken our change into a version still being written; this waits for the
+    // store's queued file work before forcing the file to the disk.
     store.executeFilestoreOperation(store::sync);
   }
 }

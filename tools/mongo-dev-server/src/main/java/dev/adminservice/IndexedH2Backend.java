@@ -14,21 +14,32 @@ import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
 /**
- * The H2 file backend (local runs), its filters narrowed by a unique index ({@link IndexedQueries}). A
+ * The H2 file backend (local runs), its filters narrowed by a unique index ({@link IndexedQueries}), its
+ * file written only between write commands ({@link WholeCommandCommits}). A
  * collection keeps the library's map names ({@code databases.<db>.<name>}, {@code meta.<db>.<name>}), so a
  * data file written before opens as it was.
  */
 class IndexedH2Backend extends H2Backend {
+  private final WholeCommandCommits commits;
 
-  IndexedH2Backend(MVStore store) {
+  IndexedH2Backend(MVStore store, WholeCommandCommits commits) {
     super(store);
+    this.commits = commits;
   }
 
   @Override
   public Document handleCommand(Channel channel, String database, String command, Document query) {
-    return command.equals(IndexedQueries.SCAN_COUNTS_COMMAND)
-        ? IndexedQueries.scanCounts()
-        : super.handleCommand(channel, database, command, query);
+    if (command.equals(IndexedQueries.SCAN_COUNTS_COMMAND)) return IndexedQueries.scanCounts();
+    if (!WholeCommandCommits.writes(command, query)) {
+      return super.handleCommand(channel, database, command, query);
+    }
+    return commits.duringWrite(() -> super.handleCommand(channel, database, command, query));
+  }
+
+  /** Closing commits the store: not in the middle of a command still running on another thread. */
+  @Override
+  public void close() {
+    commits.exclusively(super::close);
   }
 
   /**

@@ -18,7 +18,7 @@ import org.h2.mvstore.MVStore;
  * --file} the data lives in memory (tests); with it, in an H2 MVStore file (local runs), compressed and
  * compacted when idle (see {@link StoreCompaction}). With the file, a write is answered once it is committed
  * and synced ({@link DurableH2Backend}); {@code --durability delayed} answers at once and leaves the commit
- * to the store's background writer, so a crash loses up to about a second of acknowledged writes. Port 0
+ * to a periodic one ({@link WholeCommandCommits}), so a crash loses up to about a second of acknowledged writes. Port 0
  * picks a free port. Prints the line {@code READY <connection string>} once it accepts connections, then its
  * heap limit (and the durability mode), and stops when its standard input closes, so it never outlives the
  * Node process that started it.
@@ -119,9 +119,15 @@ public final class MongoDevServer {
             // of the bytes, so each commit writes, and the file holds, that much less.
             .compress()
             .cacheSize(STORE_CACHE_MB)
+            // Commits are this server's, between write commands only (WholeCommandCommits): no background
+            // writer, and no commit when the unsaved changes pass a size.
+            .autoCommitDisabled()
+            .autoCommitBufferSize(0)
             .open();
-    StoreCompaction.start(store);
-    return delayed ? new IndexedH2Backend(store) : new DurableH2Backend(store);
+    WholeCommandCommits commits = new WholeCommandCommits(store);
+    commits.startPeriodicCommits();
+    StoreCompaction.start(store, commits);
+    return delayed ? new IndexedH2Backend(store, commits) : new DurableH2Backend(store, commits);
   }
 
   private static void waitForEndOfInput(InputStream in) throws IOException {

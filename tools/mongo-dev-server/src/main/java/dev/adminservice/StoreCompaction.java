@@ -26,16 +26,18 @@ final class StoreCompaction {
   private static final int MAX_COMPACT_MS = 10_000;
 
   private final MVStore store;
+  private final WholeCommandCommits commits;
   private long lastVersion = -1;
   private long compactedVersion = -1;
 
-  private StoreCompaction(MVStore store) {
+  private StoreCompaction(MVStore store, WholeCommandCommits commits) {
     this.store = store;
+    this.commits = commits;
   }
 
   /** Starts checking in a daemon thread, which never keeps the JVM alive. */
-  static void start(MVStore store) {
-    StoreCompaction compaction = new StoreCompaction(store);
+  static void start(MVStore store, WholeCommandCommits commits) {
+    StoreCompaction compaction = new StoreCompaction(store, commits);
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
@@ -67,7 +69,8 @@ final class StoreCompaction {
 
     int retention = store.getRetentionTime();
     long started = System.nanoTime();
-    store.compactFile(MAX_COMPACT_MS);
+    // Compaction commits: only between write commands, as every commit (WholeCommandCommits).
+    commits.exclusively(() -> store.compactFile(MAX_COMPACT_MS));
     // compactFile drops the retention time to 0 for good; old chunks are kept again from here on, so a
     // crash right after a write never finds a chunk it still needs overwritten.
     store.setRetentionTime(retention);
