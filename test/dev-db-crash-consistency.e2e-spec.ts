@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Collection, MongoClient } from 'mongodb';
-import { type DevDatabase, startDevDatabase, withDatabaseName } from '../src/database/dev-database';
+import {
+  type DevDatabase,
+  type DevDatabaseDurability,
+  startDevDatabase,
+  withDatabaseName,
+} from '../src/database/dev-database';
 
 interface Slot {
   _id: number;
@@ -14,7 +19,7 @@ interface Slot {
 
 const SLOTS = 64;
 const WRITERS = 16;
-const ROUNDS = 12;
+const ROUNDS = 8;
 
 /**
  * A database killed (-9) while writes are running must reopen with every index agreeing with the
@@ -26,99 +31,104 @@ const ROUNDS = 12;
  *
  * Each round takes and gives back slots from several connections at once, the way the queue's claims and
  * outcome writes do, kills the database at a moment the test does not choose, starts it on the same file,
- * and compares every token lookup (answered from the index) with the documents (a scan).
+ * and compares every token lookup (answered from the index) with the documents (a scan). Both durability
+ * modes: `delayed` commits only periodically, so there a commit nearly always lands among running writes
+ * (the launcher before the fix failed it in the first round); `commit` also commits after each write.
  */
-describe('Dev database: a file killed mid-write reopens with its indexes agreeing with its documents', () => {
-  let dir: string;
-  let file: string;
-  let database: DevDatabase | undefined;
-  let client: MongoClient | undefined;
+describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
+  'Dev database (%s): a file killed mid-write reopens with its indexes agreeing with its documents',
+  (durability) => {
+    let dir: string;
+    let file: string;
+    let database: DevDatabase | undefined;
+    let client: MongoClient | undefined;
 
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'devdb-crash-'));
-    file = join(dir, 'crash.mv.db');
-  });
-  afterAll(async () => {
-    await client?.close(true);
-    await database?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** Starts the database on the file; `slots` is the collection on the new connection. */
-  const open = async (): Promise<Collection<Slot>> => {
-    database = await startDevDatabase({ file, maxHeap: '256m' });
-    client = await MongoClient.connect(withDatabaseName(database.uri, 'crash'), {
-      maxPoolSize: WRITERS,
-      serverSelectionTimeoutMS: 2_000,
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'devdb-crash-'));
+      file = join(dir, 'crash.mv.db');
     });
-    return client.db().collection<Slot>('slots');
-  };
+    afterAll(async () => {
+      await client?.close(true);
+      await database?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  let turnsDone = 0;
-
-  /** Takes and gives back slots until the database goes away; resolves with the tokens it ever wrote. */
-  const write = async (slots: Collection<Slot>, writer: number, round: number): Promise<string[]> => {
-    const written: string[] = [];
-    for (let turn = 0; ; turn += 1) {
-      const id = (writer + turn * WRITERS) % SLOTS;
-      const token = `r${round}w${writer}t${turn}`;
-      written.push(token);
-      try {
-        const taken = await slots.updateOne({ _id: id, state: 'free' }, { $set: { token, state: 'held' } });
-        if (taken.modifiedCount === 1) {
-          await slots.updateOne(
-            { token },
-            { $set: { state: 'free' }, $unset: { token: '' }, $inc: { turns: 1 } },
-          );
-          turnsDone += 1;
-        }
-      } catch {
-        return written;
-      }
-    }
-  };
-
-  /** Every way the index and the documents can disagree, as readable lines. */
-  const disagreements = async (slots: Collection<Slot>, tokens: string[]): Promise<string[]> => {
-    const documents = await slots.find({}).toArray();
-    const held = new Map(documents.filter((slot) => slot.token).map((slot) => [slot.token!, slot._id]));
-    const found: string[] = [];
-    for (const token of tokens) {
-      const byIndex = await slots.findOne({ token });
-      const expected = held.get(token);
-      if ((byIndex?._id ?? null) !== (expected ?? null) || (byIndex && byIndex.token !== token)) {
-        found.push(
-          `token ${token}: the index finds ${byIndex?._id ?? 'nothing'}, the documents ${expected ?? 'none'}`,
-        );
-      }
-    }
-    return found;
-  };
-
-  it('over several kills during concurrent writes', async () => {
-    let slots = await open();
-    await slots.createIndex({ token: 1 }, { unique: true, sparse: true });
-    await slots.insertMany(
-      Array.from({ length: SLOTS }, (_, i) => ({ _id: i, state: 'free' as const, turns: 0 })),
-    );
-
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const writers = Array.from({ length: WRITERS }, (_, writer) => write(slots, writer, round));
-      // The kill lands once writes are under way, after a number of them the test does not pick.
-      const turnsBefore = turnsDone;
-      while (turnsDone < turnsBefore + 50) await new Promise((resolve) => setTimeout(resolve, 5));
-      await new Promise((resolve) => setTimeout(resolve, 50 + 150 * Math.random()));
-      process.kill(database!.pid, 'SIGKILL');
-      const tokens = (await Promise.all(writers)).flat();
-      await client!.close(true);
-
-      slots = await open();
-      expect({ round, disagreements: await disagreements(slots, tokens) }).toEqual({
-        round,
-        disagreements: [],
+    /** Starts the database on the file; `slots` is the collection on the new connection. */
+    const open = async (): Promise<Collection<Slot>> => {
+      database = await startDevDatabase({ file, maxHeap: '256m', durability });
+      client = await MongoClient.connect(withDatabaseName(database.uri, 'crash'), {
+        maxPoolSize: WRITERS,
+        serverSelectionTimeoutMS: 2_000,
       });
-      // Held slots stay held across the restart; give them back for the next round.
-      await slots.updateMany({ state: 'held' }, { $set: { state: 'free' }, $unset: { token: '' } });
-    }
-  }, 300_000);
-});
+      return client.db().collection<Slot>('slots');
+    };
+
+    let turnsDone = 0;
+
+    /** Takes and gives back slots until the database goes away; resolves with the tokens it ever wrote. */
+    const write = async (slots: Collection<Slot>, writer: number, round: number): Promise<string[]> => {
+      const written: string[] = [];
+      for (let turn = 0; ; turn += 1) {
+        const id = (writer + turn * WRITERS) % SLOTS;
+        const token = `r${round}w${writer}t${turn}`;
+        written.push(token);
+        try {
+          const taken = await slots.updateOne({ _id: id, state: 'free' }, { $set: { token, state: 'held' } });
+          if (taken.modifiedCount === 1) {
+            await slots.updateOne(
+              { token },
+              { $set: { state: 'free' }, $unset: { token: '' }, $inc: { turns: 1 } },
+            );
+            turnsDone += 1;
+          }
+        } catch {
+          return written;
+        }
+      }
+    };
+
+    /** Every way the index and the documents can disagree, as readable lines. */
+    const disagreements = async (slots: Collection<Slot>, tokens: string[]): Promise<string[]> => {
+      const documents = await slots.find({}).toArray();
+      const held = new Map(documents.filter((slot) => slot.token).map((slot) => [slot.token!, slot._id]));
+      const found: string[] = [];
+      for (const token of tokens) {
+        const byIndex = await slots.findOne({ token });
+        const expected = held.get(token);
+        if ((byIndex?._id ?? null) !== (expected ?? null) || (byIndex && byIndex.token !== token)) {
+          found.push(
+            `token ${token}: the index finds ${byIndex?._id ?? 'nothing'}, the documents ${expected ?? 'none'}`,
+          );
+        }
+      }
+      return found;
+    };
+
+    it('over several kills during concurrent writes', async () => {
+      let slots = await open();
+      await slots.createIndex({ token: 1 }, { unique: true, sparse: true });
+      await slots.insertMany(
+        Array.from({ length: SLOTS }, (_, i) => ({ _id: i, state: 'free' as const, turns: 0 })),
+      );
+
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const writers = Array.from({ length: WRITERS }, (_, writer) => write(slots, writer, round));
+        // The kill lands once writes are under way, after a number of them the test does not pick.
+        const turnsBefore = turnsDone;
+        while (turnsDone < turnsBefore + 50) await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setTimeout(resolve, 50 + 150 * Math.random()));
+        process.kill(database!.pid, 'SIGKILL');
+        const tokens = (await Promise.all(writers)).flat();
+        await client!.close(true);
+
+        slots = await open();
+        expect({ round, disagreements: await disagreements(slots, tokens) }).toEqual({
+          round,
+          disagreements: [],
+        });
+        // Held slots stay held across the restart; give them back for the next round.
+        await slots.updateMany({ state: 'held' }, { $set: { state: 'free' }, $unset: { token: '' } });
+      }
+    }, 300_000);
+  },
+);
