@@ -29,7 +29,8 @@ const AUDIT_ON_ANSWERING_APP: NestInterceptor = {
 /**
  * Puts the audit interceptor on the routes the catalogue names, and only on them. A global interceptor
  * made every request (a health check, a 404's neighbour, a client app's read) pay Nest's interceptor
- * chain, two async resources and an rxjs pipeline, to pass through (docs/decisions/api-nest-route-cost.md).
+ * chain, two async resources and an rxjs pipeline, to pass through
+ * (docs/decisions/api-audit-on-audited-routes-only.md).
  * Called before the application's init, when Nest reads each route's interceptors.
  */
 export function attachAuditTrail(app: INestApplication): void {
