@@ -7,11 +7,12 @@ module.exports = {
   rootDir: '.',
   testRegex: '(src/.*\\.spec|test/.*\\.e2e-spec|test/query-shapes/.*\\.spec)\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  testEnvironment: 'node',
+  // Node's environment, ending each file's template workers after all its hooks (test/setup/file-environment.js).
+  testEnvironment: '<rootDir>/test/setup/file-environment.js',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['<rootDir>/test/setup/test-env.ts'],
-  setupFilesAfterEnv: ['<rootDir>/test/setup/after-each-file.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup/file-hooks.ts'],
   // The index-coverage gate counts as one more test (docs/operations/index-coverage.md); before 'default', whose summary counts it.
   reporters: ['<rootDir>/test/setup/index-coverage-reporter.js', 'default'],
   // A safety net, not a speed claim: on a busy 2-core machine one test may take minutes (docs/development.md,
