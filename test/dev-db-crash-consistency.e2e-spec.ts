@@ -112,13 +112,18 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
       );
 
       for (let round = 0; round < ROUNDS; round += 1) {
-        const writers = Array.from({ length: WRITERS }, (_, writer) => write(slots, writer, round));
+        let settled = false;
+        const writers = Promise.all(
+          Array.from({ length: WRITERS }, (_, writer) => write(slots, writer, round)),
+        ).finally(() => (settled = true));
         // The kill lands once writes are under way, after a number of them the test does not pick.
         const turnsBefore = turnsDone;
-        while (turnsDone < turnsBefore + 50) await new Promise((resolve) => setTimeout(resolve, 5));
+        // Writers that all stopped early (the database gone on its own) end the wait too.
+        while (turnsDone < turnsBefore + 50 && !settled)
+          await new Promise((resolve) => setTimeout(resolve, 5));
         await new Promise((resolve) => setTimeout(resolve, 50 + 150 * Math.random()));
         process.kill(database!.pid, 'SIGKILL');
-        const tokens = (await Promise.all(writers)).flat();
+        const tokens = (await writers).flat();
         await client!.close(true);
 
         slots = await open();

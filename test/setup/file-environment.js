@@ -11,9 +11,12 @@ const CLOSE_TEMPLATE_SANDBOX = Symbol.for('admin-service.test.closeTemplateSandb
  */
 class FileEnvironment extends TestEnvironment {
   async teardown() {
-    const close = this.global[CLOSE_TEMPLATE_SANDBOX];
-    if (typeof close === 'function') await close();
-    await super.teardown();
+    try {
+      const close = this.global[CLOSE_TEMPLATE_SANDBOX];
+      if (typeof close === 'function') await close();
+    } finally {
+      await super.teardown();
+    }
   }
 }
 

@@ -1,14 +1,12 @@
 package dev.adminservice;
 
-import de.bwaldvogel.mongo.bson.Document;
-import io.netty.channel.Channel;
 import org.h2.mvstore.MVStore;
 
 /**
  * The H2 backend ({@link IndexedH2Backend}), answering a command that writes only once its changes are
  * committed and synced to the file ({@link GroupCommit}), so a killed process loses no acknowledged write.
  *
- * <p>Every command of the wire protocol, OP_MSG or legacy, reaches {@link #handleCommand}. A failed write
+ * <p>Every command of the wire protocol, OP_MSG or legacy, reaches {@code handleCommand}. A failed write
  * is committed too: part of a batch may have been applied, and its reply counts what was.
  */
 final class DurableH2Backend extends IndexedH2Backend {
@@ -20,14 +18,7 @@ final class DurableH2Backend extends IndexedH2Backend {
   }
 
   @Override
-  public Document handleCommand(Channel channel, String database, String command, Document query) {
-    if (!WholeCommandCommits.writes(command, query)) {
-      return super.handleCommand(channel, database, command, query);
-    }
-    try {
-      return super.handleCommand(channel, database, command, query);
-    } finally {
-      durable.awaitDurable();
-    }
+  protected void afterWrite() {
+    durable.awaitDurable();
   }
 }

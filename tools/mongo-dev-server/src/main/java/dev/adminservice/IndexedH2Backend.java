@@ -33,8 +33,15 @@ class IndexedH2Backend extends H2Backend {
     if (!WholeCommandCommits.writes(command, query)) {
       return super.handleCommand(channel, database, command, query);
     }
-    return commits.duringWrite(() -> super.handleCommand(channel, database, command, query));
+    try {
+      return commits.duringWrite(() -> super.handleCommand(channel, database, command, query));
+    } finally {
+      afterWrite();
+    }
   }
+
+  /** Runs after each write command, failed or not, once its changes are made (none here). */
+  protected void afterWrite() {}
 
   /** Closing commits the store: not in the middle of a command still running on another thread. */
   @Override

@@ -18,8 +18,8 @@ import org.h2.mvstore.MVStore;
  * --file} the data lives in memory (tests); with it, in an H2 MVStore file (local runs), compressed and
  * compacted when idle (see {@link StoreCompaction}). With the file, a write is answered once it is committed
  * and synced ({@link DurableH2Backend}); {@code --durability delayed} answers at once and leaves the commit
- * to a periodic one ({@link WholeCommandCommits}), so a crash loses up to about a second of acknowledged writes. Port 0
- * picks a free port. Prints the line {@code READY <connection string>} once it accepts connections, then its
+ * to a periodic one ({@link WholeCommandCommits}), so a crash loses up to about a second of acknowledged
+ * writes. Port 0 picks a free port. Prints the line {@code READY <connection string>} once it accepts connections, then its
  * heap limit (and the durability mode), and stops when its standard input closes, so it never outlives the
  * Node process that started it.
  */

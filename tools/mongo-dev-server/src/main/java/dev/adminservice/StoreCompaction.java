@@ -1,8 +1,5 @@
 package dev.adminservice;
 
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.h2.mvstore.MVStore;
 
 /**
@@ -35,18 +32,10 @@ final class StoreCompaction {
     this.commits = commits;
   }
 
-  /** Starts checking in a daemon thread, which never keeps the JVM alive. */
+  /** Starts checking, in a daemon thread. */
   static void start(MVStore store, WholeCommandCommits commits) {
     StoreCompaction compaction = new StoreCompaction(store, commits);
-    ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "store-compaction");
-              thread.setDaemon(true);
-              return thread;
-            });
-    timer.scheduleWithFixedDelay(
-        compaction::checkSafely, CHECK_EVERY_MS, CHECK_EVERY_MS, TimeUnit.MILLISECONDS);
+    DaemonTimer.every("store-compaction", CHECK_EVERY_MS, compaction::checkSafely);
   }
 
   private void checkSafely() {

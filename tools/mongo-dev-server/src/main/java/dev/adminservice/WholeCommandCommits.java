@@ -4,9 +4,6 @@ import de.bwaldvogel.mongo.bson.Document;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
@@ -87,17 +84,9 @@ final class WholeCommandCommits {
     }
   }
 
-  /** Commits the changes of the last second in a daemon thread, which never keeps the JVM alive. */
+  /** Commits the changes of the last second, in a daemon thread. */
   void startPeriodicCommits() {
-    ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "store-commit");
-              thread.setDaemon(true);
-              return thread;
-            });
-    timer.scheduleWithFixedDelay(
-        this::commitSafely, COMMIT_EVERY_MS, COMMIT_EVERY_MS, TimeUnit.MILLISECONDS);
+    DaemonTimer.every("store-commit", COMMIT_EVERY_MS, this::commitSafely);
   }
 
   private void commitSafely() {
