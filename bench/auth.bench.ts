@@ -111,7 +111,7 @@ async function main(): Promise<void> {
       );
     }
     const scenarios: Scenario[] = [
-      { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {} },
+      { name: 'bare Fastify', url: `${bare.baseUrl}/auth/me`, headers: {}, pid: bare.pid },
       ...targets.flatMap(({ label, server, headers, wantsPath }) => [
         { name: `${label} GET /auth/me`, url: `${server.baseUrl}/auth/me`, headers: headers.me },
         { name: `${label} GET /:appId/wants`, url: `${server.baseUrl}${wantsPath}`, headers: headers.wants },

@@ -5,6 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { attachAuditTrail } from './audit/audit-routes';
+import { EarlyRefusals, registerEarlyRefusal } from './common/auth/early-refusal';
 import { allowedMethods } from './common/http/allowed-methods';
 import type { ErrorBody } from './common/http/envelope';
 import { MAX_BODY_BYTES } from './common/http/body/body-policy';
@@ -117,6 +118,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done();
   });
   registerAccessLog(fastify, () => PinoLogger.root);
+  // Before Nest adds its routes (at init), so each gets the hook that refuses a forged credential early.
+  registerEarlyRefusal(fastify, app.get(EarlyRefusals));
   registerRequestScope(fastify);
   // After a clean shutdown the process exits 0 (Nest's default re-raises the signal: exit code 143).
   app.enableShutdownHooks([], { useProcessExit: true });

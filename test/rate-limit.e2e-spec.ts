@@ -1,4 +1,6 @@
+import { Role } from '../src/common/auth/roles';
 import { createTestApp, TestApp } from './helpers/app';
+import { createSession } from './helpers/session';
 
 /**
  * One request budget per client across routes (docs/decisions/security-hostile-input.md), its size from
@@ -19,13 +21,16 @@ describe('Rate limit per client', () => {
   const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
 
   it('counts every route against one budget, with a plain Retry-After once it is spent', async () => {
+    // Signed in: a request without a valid credential is refused before the rate limit counts it
+    // (test/early-refusal.e2e-spec.ts).
+    const admin = await createSession(t, Role.Admin);
     const client = from('203.0.113.1');
     const statuses: number[] = [];
     for (const url of ['/health', '/auth/me', '/users', '/health', '/apps', '/auth/me']) {
-      statuses.push((await t.http.get(url, client)).status);
+      statuses.push((await admin.http.get(url, client)).status);
     }
     expect(statuses).not.toContain(429);
-    const spent = await t.http.get('/users', client);
+    const spent = await admin.http.get('/users', client);
     expect(spent.status).toBe(429);
     expect(spent.body).toEqual({ success: false, error: expect.stringMatching(/Too Many Requests/) });
     expect(Number(spent.headers['retry-after'])).toBeGreaterThan(0);

@@ -3,8 +3,17 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import type { ApiKeyPrincipal } from '../common/auth/api-key-auth.decorator';
+import { EarlyRefusals } from '../common/auth/early-refusal';
 import { originMatches } from '../common/auth/origin-match';
 import { ApiKeysService } from './api-keys.service';
+
+const MISSING_KEY = 'Missing X-API-Key header';
+const INVALID_KEY = 'Invalid API key';
+
+function sentKey(request: FastifyRequest): string | null {
+  const value = request.headers['x-api-key'];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
 
 /**
  * The secret key of a client backend (`X-API-Key`). 401 when missing or unknown; 403 when revoked, expired,
@@ -16,18 +25,24 @@ import { ApiKeysService } from './api-keys.service';
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   private readonly logger = new Logger(ApiKeyStrategy.name);
 
-  constructor(private readonly keys: ApiKeysService) {
+  constructor(
+    private readonly keys: ApiKeysService,
+    refusals: EarlyRefusals,
+  ) {
     super();
+    refusals.register('api-key', (request) => {
+      const value = sentKey(request);
+      if (value === null) return MISSING_KEY;
+      return keys.isKnownUnknown(value) ? INVALID_KEY : null;
+    });
   }
 
   async validate(request: FastifyRequest): Promise<ApiKeyPrincipal> {
-    const value = request.headers['x-api-key'];
-    if (typeof value !== 'string' || value === '') {
-      throw new UnauthorizedException('Missing X-API-Key header');
-    }
+    const value = sentKey(request);
+    if (value === null) throw new UnauthorizedException(MISSING_KEY);
     // The key and its app in one command: a revoked key or a switched-off app fails the next request.
     const key = await this.keys.findCredential(value);
-    if (!key) throw new UnauthorizedException('Invalid API key');
+    if (!key) throw new UnauthorizedException(INVALID_KEY);
     const app = key.app;
 
     const pathAppId = (request.params as Record<string, string> | undefined)?.appId;

@@ -184,6 +184,15 @@ export class ApiKeysService {
   }
 
   /**
+   * Whether `value` is certainly nobody's key, answered without I/O: it is not of the key format, or its hash
+   * is cached as matching no key and the cache is fresh. False means "ask findCredential".
+   */
+  isKnownUnknown(value: string): boolean {
+    if (!isWellFormedApiKey(value)) return true;
+    return this.changes.fresh() && this.credentials.get(hashApiKey(value)) === null;
+  }
+
+  /**
    * For the guard: the key by the value's hash and its app, from the credential cache (a revoked key or a
    * switched-off app leaves it on every instance within a second: CredentialChanges), else read in one
    * command. An unknown value is cached as null too, so a client repeating a deleted key costs no lookup;

@@ -2,7 +2,9 @@ import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
+import { bearerRefusal } from '../common/auth/credential.guard';
 import type { AuthUser } from '../common/auth/current-user.decorator';
+import { EarlyRefusals } from '../common/auth/early-refusal';
 import type { Role } from '../common/auth/roles';
 import type { CredentialCache } from '../common/credentials/credential-cache';
 import { CredentialChanges } from '../common/credentials/credential-changes';
@@ -35,9 +37,11 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     private readonly users: UsersService,
     private readonly changes: CredentialChanges,
     config: ConfigService<AppConfig, true>,
+    refusals: EarlyRefusals,
   ) {
+    const signedToken = signedBearerToken(keys.jwt);
     super({
-      jwtFromRequest: signedBearerToken(keys.jwt),
+      jwtFromRequest: signedToken,
       // A KeyObject (see SecretKeys); the typings list only string | Buffer, jsonwebtoken takes it as is.
       secretOrKey: keys.jwt as unknown as Buffer,
       algorithms: ['HS256'],
@@ -46,6 +50,8 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     });
     this.twoFactorRoles = requiredRoles(config.get('TWO_FACTOR_REQUIRED_ROLES', { infer: true }));
     this.subjects = changes.cache(['users']);
+    // What passport-jwt would fail for want of a token: no header, not a JWT, a signature not ours.
+    refusals.register('bearer', (request) => (signedToken(request) ? null : bearerRefusal(request)));
   }
 
   async validate(claims: Partial<BackOfficeClaims & { exp: number; jti: string }>): Promise<AuthUser> {

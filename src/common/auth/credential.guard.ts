@@ -7,8 +7,10 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, type IAuthModuleOptions } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
 import { AUTH_POLICY, type AuthPolicy, CALLER_PROPERTY, type Credential } from './auth-policy';
 import { bearerToken } from './bearer-token';
+import { EarlyRefusals } from './early-refusal';
 import { offersEndUserToken, sentEndUserToken } from './end-user-token';
 import type { AuthUser } from './current-user.decorator';
 import { Access, roleMayAccess } from './roles';
@@ -29,7 +31,7 @@ type RequestWithHeaders = Record<string, unknown> & {
  * (`Bearer garbage`, another scheme), or no header: three answers, so a caller can tell a typo from a session
  * that ended.
  */
-function bearerRefusal(request: RequestWithHeaders): string {
+export function bearerRefusal(request: Pick<RequestWithHeaders, 'headers'>): string {
   if (bearerToken(request)) return 'Invalid or expired token';
   return request.headers.authorization === undefined ? 'Missing bearer token' : INVALID_BEARER_TOKEN;
 }
@@ -93,10 +95,14 @@ export class CredentialGuard implements CanActivate {
   /** Each route's policy, read from its metadata at its first request (decorators do not change later). */
   private readonly policies = new WeakMap<object, Map<object, AuthPolicy>>();
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly refusals: EarlyRefusals,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.policyOf(context);
+    this.refusals.learn(context.switchToHttp().getRequest<FastifyRequest>(), policy);
     if (policy.credential === 'none') return true;
 
     await this.guards[policy.credential].canActivate(context);

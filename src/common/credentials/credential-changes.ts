@@ -97,13 +97,18 @@ export class CredentialChanges implements OnModuleInit, OnApplicationShutdown {
     return cache;
   }
 
+  /** Whether cached credentials may be served now, without starting a read of the stamps. */
+  fresh(): boolean {
+    const window = this.subscribed ? SUBSCRIBED_FRESHNESS_MS : FRESHNESS_MS;
+    return performance.now() - this.checkedAt < window;
+  }
+
   /**
    * Null when cached credentials may be served now; else a promise that settles once the stamps were read
    * (and rejects when the database cannot be reached: nothing cached is served then).
    */
   current(): Promise<void> | null {
-    const window = this.subscribed ? SUBSCRIBED_FRESHNESS_MS : FRESHNESS_MS;
-    if (performance.now() - this.checkedAt < window) return null;
+    if (this.fresh()) return null;
     return (this.checking ??= this.readStamps().finally(() => (this.checking = null)));
   }
 

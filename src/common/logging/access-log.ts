@@ -27,7 +27,7 @@ const CONTROL = /[\u0000-\u001f\u007f]+/g;
 /** The upload errors name the client's file (`files: CV of Jane Doe.pdf is empty`); the log names none. */
 const FILE_NAME = /^files: .+? (is empty|is larger than)/;
 
-/** The short reason of each 4xx answer, from the exception filter to the access line. */
+/** The error of each 4xx answer, from the exception filter to the access line (shortened only if written). */
 const reasons = new WeakMap<FastifyRequest, string>();
 
 /**
@@ -49,7 +49,12 @@ export function shortReason(error: string): string {
  */
 export function rememberReason(request: FastifyRequest, status: number, error: string): void {
   if (status < 400 || status >= 500 || request.routeOptions.url === undefined) return;
-  reasons.set(request, shortReason(error));
+  reasons.set(request, error);
+}
+
+function reasonOf(request: FastifyRequest): string | undefined {
+  const error = reasons.get(request);
+  return error === undefined ? undefined : shortReason(error);
 }
 
 /** What names a request in a log line written about it (the exception filter's, the access line). */
@@ -71,7 +76,7 @@ export function accessFields(request: FastifyRequest, status: number, elapsedMs:
     ms: Math.round(elapsedMs * 10) / 10,
     client: clientIp(request),
     // Only 4xx answers have one; pino leaves an undefined field out of the line.
-    reason: reasons.get(request),
+    reason: reasonOf(request),
   };
 }
 
@@ -82,14 +87,19 @@ export function accessFields(request: FastifyRequest, status: number, elapsedMs:
 export function registerAccessLog(fastify: FastifyInstance, logger: () => Logger): void {
   fastify.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
-    logger()[status >= 500 ? 'error' : 'info'](
-      accessFields(request, status, reply.elapsedTime),
-      'request completed',
-    );
+    const level = status >= 500 ? 'error' : 'info';
+    const log = logger();
+    // The fields cost a client-address resolution and a route lookup: not built for a line never written.
+    if (log.isLevelEnabled(level)) {
+      log[level](accessFields(request, status, reply.elapsedTime), 'request completed');
+    }
     done();
   });
   fastify.addHook('onRequestAbort', (request, done) => {
-    logger().info(accessFields(request, CLIENT_CLOSED_REQUEST, 0), 'request aborted');
+    const log = logger();
+    if (log.isLevelEnabled('info')) {
+      log.info(accessFields(request, CLIENT_CLOSED_REQUEST, 0), 'request aborted');
+    }
     done();
   });
 }
