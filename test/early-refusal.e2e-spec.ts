@@ -37,16 +37,26 @@ describe('Forged and unknown credentials refused before Nest', () => {
   /** The rate limit's headers: only a request the throttler counted carries them. */
   const RATE_LIMIT_HEADER = /^x-ratelimit-/;
 
-  /** The header names an answer carries, but the rate limit's and those whose presence depends on the moment. */
+  /** The header names of an answer, but the rate limit's and those whose presence depends on the moment. */
   const headerNames = (res: TestResponse) =>
     Object.keys(res.headers)
       .filter((name) => !['date', 'connection', 'keep-alive'].includes(name) && !RATE_LIMIT_HEADER.test(name))
       .sort();
 
-  /** Sends the same request well past the client's budget; every answer must be the same 401. */
-  async function expectRefusedEveryTime(url: string, headers: Record<string, string>, error: string) {
+  /**
+   * Sends the same request well past the client's budget (a GET, or a POST of `body`); every answer must be
+   * the same 401.
+   */
+  async function expectRefusedEveryTime(
+    url: string,
+    headers: Record<string, string>,
+    error: string,
+    body?: object,
+  ) {
     const answers: TestResponse[] = [];
-    for (let i = 0; i < BUDGET * 3; i += 1) answers.push(await t.http.get(url, { headers }));
+    for (let i = 0; i < BUDGET * 3; i += 1) {
+      answers.push(await (body ? t.http.post(url, body, { headers }) : t.http.get(url, { headers })));
+    }
     expect(answers.map((res) => res.status)).toEqual(answers.map(() => 401));
     for (const res of answers) expect(res.body).toEqual({ success: false, error });
     // The first answer was Nest's (the route was not yet known), the others the hook's: the same headers.
@@ -101,6 +111,19 @@ describe('Forged and unknown credentials refused before Nest', () => {
     it('never refuses early on a public route, whatever Authorization it carries', async () => {
       const headers = { authorization: `Bearer ${forged}` };
       for (let i = 0; i < 2; i += 1) expect((await t.http.get('/health/live', { headers })).status).toBe(200);
+    });
+  });
+
+  describe('publishable-key routes', () => {
+    const signup = { email: 'ada@example.com' };
+    const page = (extra: Record<string, string> = {}) =>
+      newClient({ origin: 'https://shop.example', ...extra });
+
+    it("refuses a key known to be nobody's (after one lookup), a malformed key and no key", async () => {
+      const nobodys = `pk_${randomBytes(16).toString('hex')}`;
+      await expectRefusedEveryTime('/joinlist', page({ 'x-app-key': nobodys }), 'Invalid app key', signup);
+      await expectRefusedEveryTime('/joinlist', page({ 'x-app-key': 'pk_$' }), 'Invalid app key', signup);
+      await expectRefusedEveryTime('/joinlist', page(), 'Missing X-App-Key header', signup);
     });
   });
 

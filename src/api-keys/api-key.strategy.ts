@@ -30,11 +30,15 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     refusals: EarlyRefusals,
   ) {
     super();
-    refusals.register('api-key', (request) => {
-      const value = sentKey(request);
-      if (value === null) return MISSING_KEY;
-      return keys.isKnownUnknown(value) ? INVALID_KEY : null;
-    });
+    refusals.register(
+      'api-key',
+      (request) => {
+        const value = sentKey(request);
+        if (value === null) return MISSING_KEY;
+        return keys.isKnownUnknown(value) ? INVALID_KEY : null;
+      },
+      { readsCache: true },
+    );
   }
 
   async validate(request: FastifyRequest): Promise<ApiKeyPrincipal> {

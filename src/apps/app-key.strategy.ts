@@ -2,11 +2,19 @@ import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/c
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
+import { EarlyRefusals } from '../common/auth/early-refusal';
 import { originMatches } from '../common/auth/origin-match';
 import { AppsService } from './apps.service';
 import type { App } from './schemas/app.schema';
 
 const PUBLIC_KEY_FORMAT = /^pk_[A-Za-z0-9_-]{1,128}$/;
+const MISSING_KEY = 'Missing X-App-Key header';
+const INVALID_KEY = 'Invalid app key';
+
+function sentKey(request: FastifyRequest): string | null {
+  const key = request.headers['x-app-key'];
+  return typeof key === 'string' && key !== '' ? key : null;
+}
 
 /**
  * The publishable key of a browser client: `X-App-Key` names the app (401 when missing or unknown, 403 when
@@ -16,20 +24,32 @@ const PUBLIC_KEY_FORMAT = /^pk_[A-Za-z0-9_-]{1,128}$/;
  */
 @Injectable()
 export class AppKeyStrategy extends PassportStrategy(Strategy, 'app-key') {
-  constructor(private readonly apps: AppsService) {
+  constructor(
+    private readonly apps: AppsService,
+    refusals: EarlyRefusals,
+  ) {
     super();
+    refusals.register(
+      'app-key',
+      (request) => {
+        const key = sentKey(request);
+        if (key === null) return MISSING_KEY;
+        return !PUBLIC_KEY_FORMAT.test(key) || apps.isKnownUnknownPublicKey(key) ? INVALID_KEY : null;
+      },
+      { readsCache: true },
+    );
   }
 
   async validate(request: FastifyRequest): Promise<App> {
-    const key = request.headers['x-app-key'];
-    if (typeof key !== 'string' || key === '') throw new UnauthorizedException('Missing X-App-Key header');
-    if (!PUBLIC_KEY_FORMAT.test(key)) throw new UnauthorizedException('Invalid app key');
+    const key = sentKey(request);
+    if (key === null) throw new UnauthorizedException(MISSING_KEY);
+    if (!PUBLIC_KEY_FORMAT.test(key)) throw new UnauthorizedException(INVALID_KEY);
     const app = await this.apps.publicKeyHolder(key);
     // A page still sending a replaced key learns why it stopped working (its owner must update it).
     if (app === 'retired') {
       throw new ForbiddenException('This app key was rotated; use the current publishable key');
     }
-    if (!app) throw new UnauthorizedException('Invalid app key');
+    if (!app) throw new UnauthorizedException(INVALID_KEY);
     if (!app.active) throw new ForbiddenException('This app is inactive');
 
     const pathAppId = (request.params as Record<string, string> | undefined)?.appId;

@@ -30,6 +30,11 @@ export const APP_NOT_FOUND = 'App not found';
 export type PublicKeyHolder = App | 'retired' | null;
 
 /** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
+/** The holder cache's key of a publishable key. */
+function holderKey(publicKey: string): string {
+  return createHash('sha256').update(publicKey).digest('base64url');
+}
+
 @Injectable()
 export class AppsService {
   /**
@@ -72,7 +77,7 @@ export class AppsService {
   async publicKeyHolder(publicKey: string): Promise<PublicKeyHolder> {
     const pending = this.changes.current();
     if (pending) await pending;
-    const hash = createHash('sha256').update(publicKey).digest('base64url');
+    const hash = holderKey(publicKey);
     const cached = this.holders.get(hash);
     if (cached !== undefined) return cached;
     const generation = this.holders.generation;
@@ -81,6 +86,14 @@ export class AppsService {
       ((await this.apps.exists({ retiredPublicKeys: publicKey })) ? 'retired' : null);
     this.holders.store(hash, holder, generation);
     return holder;
+  }
+
+  /**
+   * Whether no app holds `publicKey`, now or before a rotation, answered without I/O: its hash is cached as
+   * nobody's and the cache is fresh. False means "ask publicKeyHolder".
+   */
+  isKnownUnknownPublicKey(publicKey: string): boolean {
+    return this.changes.fresh() && this.holders.get(holderKey(publicKey)) === null;
   }
 
   /** The app, or 404 when no app has this id. */

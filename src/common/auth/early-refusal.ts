@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { CredentialChanges } from '../credentials/credential-changes';
 import type { ErrorBody } from '../http/envelope';
 import { rememberReason } from '../logging/access-log';
 import type { AuthPolicy, Credential } from './auth-policy';
@@ -9,6 +10,12 @@ import type { AuthPolicy, Credential } from './auth-policy';
  * signature that does not match, a key already known to be nobody's), else null: the strategy decides.
  */
 export type CertainRefusal = (request: FastifyRequest) => string | null;
+
+interface Refuser {
+  check: CertainRefusal;
+  /** The check reads the credential cache: it waits, as the strategy would, until the cache is fresh. */
+  readsCache: boolean;
+}
 
 /** What a route's hook knows of the route: its policy, once the guard has checked one of its requests. */
 interface RouteSlot {
@@ -28,13 +35,15 @@ interface RouteSlot {
  */
 @Injectable()
 export class EarlyRefusals {
-  private readonly checks = new Map<Credential, CertainRefusal>();
+  private readonly refusers = new Map<Credential, Refuser>();
   /** Requests of routes whose policy is not known yet, with their route's slot: the guard's to fill. */
   private readonly unlearned = new WeakMap<FastifyRequest, RouteSlot>();
 
+  constructor(private readonly changes: CredentialChanges) {}
+
   /** Called by a strategy for its credential; the check must agree with the strategy's own 401s. */
-  register(credential: Credential, check: CertainRefusal): void {
-    this.checks.set(credential, check);
+  register(credential: Credential, check: CertainRefusal, { readsCache = false } = {}): void {
+    this.refusers.set(credential, { check, readsCache });
   }
 
   /** Called by the guard on each request it checks: one of a route not known yet teaches its policy. */
@@ -49,19 +58,35 @@ export class EarlyRefusals {
     return (request, reply, done) => {
       const policy = slot.policy;
       if (policy === undefined) this.unlearned.set(request, slot);
-      const error =
-        policy === undefined || policy.credential === 'none'
-          ? null
-          : (this.checks.get(policy.credential)?.(request) ?? null);
-      if (error === null) {
+      const refuser =
+        policy && policy.credential !== 'none' ? this.refusers.get(policy.credential) : undefined;
+      if (!refuser) {
         done();
         return;
       }
-      rememberReason(request, 401, error);
-      const body: ErrorBody = { success: false, error };
-      void reply.code(401).header('content-type', JSON_CONTENT).send(body);
+      // Once a second at most (shared by every request): the same read the strategy would wait for. When it
+      // fails, the strategy decides (and answers the database's unavailability).
+      const pending = refuser.readsCache ? this.changes.current() : null;
+      if (pending)
+        pending.then(
+          () => answer(refuser.check, request, reply, done),
+          () => done(),
+        );
+      else answer(refuser.check, request, reply, done);
     };
   }
+}
+
+/** Refuses the request when its credential is certainly wrong, else lets it go on. */
+function answer(check: CertainRefusal, request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  const error = check(request);
+  if (error === null) {
+    done();
+    return;
+  }
+  rememberReason(request, 401, error);
+  const body: ErrorBody = { success: false, error };
+  void reply.code(401).header('content-type', JSON_CONTENT).send(body);
 }
 
 const JSON_CONTENT = 'application/json; charset=utf-8';
