@@ -237,7 +237,7 @@ describe('Hostile bodies on every route', () => {
     180_000,
   );
 
-  it('answers 400 to too deep and too wide bodies on every route, before validation (413 if over its size, 401 unsigned on a signed route or without its API key)', async () => {
+  it('answers 400 to too deep and too wide bodies on every route, before validation (413 if over its size, 401 unsigned on a signed route or without its key)', async () => {
     const deep =
       '{"a":'.repeat(DEFAULT_BODY_POLICY.maxDepth + 1) + '1' + '}'.repeat(DEFAULT_BODY_POLICY.maxDepth + 1);
     const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, i])));
@@ -248,9 +248,10 @@ describe('Hostile bodies on every route', () => {
         // A signed route (rawBody) checks the signature before parsing: an unsigned body is 401, unparsed.
         const tooLarge = Buffer.byteLength(body) > route.body.maxBytes;
         const expected = tooLarge ? 413 : route.body.rawBody ? 401 : 400;
-        // The admin's token is no API key: once such a route is known, its 401 comes before the body is
-        // read (docs/decisions/auth-certain-refusals-before-nest.md).
-        const refusedFirst = !tooLarge && route.policy?.credential === 'api-key' && res.status === 401;
+        // The admin's token is no API key or publishable key: once such a route is known, its 401 comes
+        // before the body is read (docs/decisions/auth-certain-refusals-before-nest.md).
+        const keyRoute = ['api-key', 'app-key'].includes(route.policy?.credential ?? '');
+        const refusedFirst = !tooLarge && keyRoute && res.status === 401;
         if (res.status !== expected && !refusedFirst) failures.push(`${label(route)} → ${res.status}`);
       }
     }
