@@ -67,12 +67,14 @@ export class EarlyRefusals {
       // Once a second at most (shared by every request): the same read the strategy would wait for. When it
       // fails, the strategy decides (and answers the database's unavailability).
       const pending = refuser.readsCache ? this.changes.current() : null;
-      if (pending)
-        pending.then(
-          () => answer(refuser.check, request, reply, done),
-          () => done(),
-        );
-      else answer(refuser.check, request, reply, done);
+      if (!pending) {
+        answer(refuser.check, request, reply, done);
+        return;
+      }
+      pending.then(
+        () => answer(refuser.check, request, reply, done),
+        () => done(),
+      );
     };
   }
 }
