@@ -29,12 +29,12 @@ export const APP_NOT_FOUND = 'App not found';
 /** Who holds a publishable key: its app, `retired` when rotate-key replaced it, or null when unknown. */
 export type PublicKeyHolder = App | 'retired' | null;
 
-/** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
 /** The holder cache's key of a publishable key. */
 function holderKey(publicKey: string): string {
   return createHash('sha256').update(publicKey).digest('base64url');
 }
 
+/** App records. Other modules use `requireApp` / `requireActiveApp` to check the `{appId}` of a path. */
 @Injectable()
 export class AppsService {
   /**
