@@ -27,7 +27,10 @@ class FileEnvironment extends TestEnvironment {
  * (docs/development.md, "Nothing idle holds the process open"). Exiting from the `exit` event skips the
  * teardown: the results are sent, and writes to the parent's pipes are synchronous. A leak still shows: an
  * open handle keeps the loop from running dry, so `exit` never comes and Jest still warns.
+ *
+ * Only in a worker (a child process with an IPC channel to Jest): a run in band loads this environment in
+ * Jest's own process, whose later `exit` listener sets the failing exit code that this would cut short.
  */
-process.once('exit', (code) => process.exit(code));
+if (typeof process.send === 'function') process.once('exit', (code) => process.exit(code));
 
 module.exports = FileEnvironment;
