@@ -124,6 +124,7 @@ describe('Apps', () => {
       [{ allowedOrigins: 'https://a.test' }, /allowedOrigins must be an array/],
       [{ allowedOrigins: ['shop.example.com'] }, /allowedOrigins/],
       [{ active: 'yes' }, /active must be a boolean/],
+      [{ description: null }, /description must be a string/],
       [{ publicKey: 'pk_mine' }, /publicKey should not exist/],
     ])('answers 400 naming the field for %p', async (overrides, message) => {
       const res = await admin.http.post('/admin/apps', newApp(overrides));

@@ -129,7 +129,7 @@ class AppFieldsDto {
   name: string;
 
   @ApiPropertyOptional({ maxLength: 1000 })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(1000)
   description?: string;
