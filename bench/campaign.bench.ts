@@ -17,6 +17,8 @@
  *       (where the server's CPU goes on the pixel)
  *   BENCH_PROFILE=1 BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (where the service's CPU goes from send to
  *                                                                 sent: a .cpuprofile and its summary)
+ *   BENCH_DKIM=1 BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (every message DKIM-signed: the app has a
+ *                                                            verified sender domain, MAIL_FROM is on it)
  *   BENCH_BASELINE_DIR=/other/checkout BENCH_SKIP_PIXEL=1 npm run bench -- campaign
  *       (that checkout's fan-out first, then this one's, in one run: its dist/ and .bench-build/campaign/
  *       must exist, e.g. after one `npm run bench -- campaign` there)
@@ -50,6 +52,9 @@ const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const CONCURRENCY = process.env.EMAIL_WORKER_CONCURRENCY ?? '20';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const SEED_CHUNK = 5_000;
+/** Every message signed with the sender domain's RSA-2048 DKIM key, as an app sending as itself is. */
+const DKIM = process.env.BENCH_DKIM === '1';
+const DKIM_DOMAIN = 'bench.example';
 const SAMPLE_MS = 50;
 const GIF_BASE64 = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 const HTML =
@@ -60,17 +65,23 @@ const HTML =
   '</p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
 
 /**
- * The receiving SMTP server (a child process, like a relay elsewhere): counts recipients, keeps nothing else.
+ * The receiving SMTP server (a child process, like a relay elsewhere): counts recipients and the messages
+ * that begin with a DKIM signature (the signer puts its header first), keeps nothing else.
  */
 function runCountingSmtpServer(): void {
   const received = new Map<string, number>();
+  let signed = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     maxClients: 1_000,
     onData(stream, session, callback) {
-      stream.on('data', () => undefined);
+      let first = true;
+      stream.on('data', (chunk: Buffer) => {
+        if (first && chunk.subarray(0, 15).toString('latin1') === 'DKIM-Signature:') signed += 1;
+        first = false;
+      });
       stream.on('end', () => {
         for (const to of session.envelope.rcptTo)
           received.set(to.address, (received.get(to.address) ?? 0) + 1);
@@ -80,7 +91,7 @@ function runCountingSmtpServer(): void {
   });
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.server.address() as AddressInfo).port }));
   process.on('message', (message) => {
-    if (message === 'report') process.send!({ received: [...received] });
+    if (message === 'report') process.send!({ received: [...received], signed });
     if (message === 'close') server.close(() => process.exit(0));
   });
 }
@@ -88,7 +99,7 @@ function runCountingSmtpServer(): void {
 async function startCountingSmtpServer(): Promise<{
   url: string;
   child: ChildProcess;
-  report(): Promise<Map<string, number>>;
+  report(): Promise<{ received: Map<string, number>; signed: number }>;
   close(): Promise<void>;
 }> {
   const child = fork(__filename, ['--smtp-server']);
@@ -98,9 +109,10 @@ async function startCountingSmtpServer(): Promise<{
     child,
     report: () =>
       new Promise((resolve) => {
-        child.once('message', (message) =>
-          resolve(new Map((message as { received: [string, number][] }).received)),
-        );
+        child.once('message', (message) => {
+          const report = message as { received: [string, number][]; signed: number };
+          resolve({ received: new Map(report.received), signed: report.signed });
+        });
         child.send('report');
       }),
     close: () =>
@@ -261,7 +273,24 @@ function commandTimes(connection: Connection): () => string[] {
   };
 }
 
-/** (a) Returns false when a recipient was missed or mailed twice. */
+/**
+ * The app's sender domain, verified, with a fresh DKIM key: mail from MAIL_FROM's address is then signed
+ * (docs/operations/sending-domains.md).
+ */
+async function verifiedSenderDomain(connection: Connection, keys: SecretKeys): Promise<void> {
+  const { newDkimKey } = await import('../src/sender-domains/dkim-keys');
+  await connection.collection('sender_domains').insertOne({
+    domain: DKIM_DOMAIN,
+    appId: 'bench',
+    state: 'verified',
+    dkim: await newDkimKey(keys.dkimKeySeal),
+    recordStates: { dkim: 'verified' },
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+}
+
+/** (a) Returns false when a recipient was missed or mailed twice (or, with BENCH_DKIM, sent unsigned). */
 async function fanOut(databaseUri: string): Promise<boolean> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-campaign-'));
   const smtp = await startCountingSmtpServer();
@@ -283,6 +312,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDir,
       APP_SECRET: randomBytes(32).toString('hex'),
+      ...(DKIM ? { MAIL_FROM: `"Bench" <news@${DKIM_DOMAIN}>` } : {}),
     });
     // As worker.ts and main.ts do at start-up: this process plays the service.
     (await import('../src/common/memory/heap-growth')).limitHeapGrowth();
@@ -300,6 +330,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     await Promise.all(Object.values(connection.models).map((model) => model.init()));
 
     await app.get(AppsService).create({ id: 'bench', name: 'Bench' });
+    if (DKIM) await verifiedSenderDomain(connection, app.get(SecretKeys));
     const seedStarted = performance.now();
     await seedSubscribers();
     console.log(
@@ -356,7 +387,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     clearInterval(planWatch);
     await profile.stop(join(tmpdir(), `campaign-send-${Date.now()}.cpuprofile`));
     planDoneMs ||= elapsedMs;
-    const received = await smtp.report();
+    const { received, signed } = await smtp.report();
     const duplicated = [...received.values()].filter((count) => count > 1).length;
     const missing = RECIPIENTS - received.size;
     const rows: [string, string][] = [
@@ -372,7 +403,10 @@ async function fanOut(databaseUri: string): Promise<boolean> {
         `${(planDoneMs / 1000).toFixed(1)} s (it runs beside the sends; polled every 250 ms)`,
       ],
       ['CPU ms, db commands per message', cpuPerMessage],
-      ['SMTP received', `${received.size} distinct, ${duplicated} duplicated, ${missing} missing`],
+      [
+        'SMTP received',
+        `${received.size} distinct, ${duplicated} duplicated, ${missing} missing, ${signed} DKIM-signed`,
+      ],
       ['RSS before send', mb(rssBefore)],
       ['peak RSS (service: planner + worker)', mb(peakRss)],
       [
@@ -388,7 +422,8 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     for (const line of slowestShapes) rows.push(['', line]);
     const width = Math.max(...rows.map(([label]) => label.length));
     for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
-    return duplicated === 0 && missing === 0 && campaign.status === 'sent';
+    const signedAsAsked = !DKIM || signed === RECIPIENTS;
+    return duplicated === 0 && missing === 0 && signedAsAsked && campaign.status === 'sent';
   } finally {
     clearInterval(sampler);
     await app?.close();
