@@ -11,7 +11,7 @@
  * - `GET /auth/me` with a back-office bearer token (bearer strategy: JWT check + one user lookup by _id);
  * - `GET /:appId/wants` with an `X-API-Key` (api-key strategy: one key lookup by hash, then the wants list);
  * - `GET /auth/me` with a token signed by another key: 401 after the signature check, no database work, so
- *   it shows what the pipeline itself (throttler, guard, Passport, JWT, error filter) costs;
+ *   it shows what the pipeline itself (throttler, guard, JWT, error filter) costs;
  * - `GET /:appId/wants` with a well-formed API key that no key has: 401 (a client repeating a deleted key).
  *
  * Each server is `node dist/main.js` as a child process on one in-memory dev database (a database each),

@@ -10,7 +10,7 @@ import { createSession, Session } from './helpers/session';
 
 /**
  * The end-user token and the provider webhook signature through the real pipeline: the global
- * CredentialGuard runs their Passport strategies on test-only routes (test/helpers/guards-probe.module.ts).
+ * CredentialGuard runs their strategies' checks on test-only routes (test/helpers/guards-probe.module.ts).
  */
 describe('End-user and webhook credentials', () => {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;

@@ -1,8 +1,7 @@
 import { ForbiddenException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { Strategy } from 'passport-custom';
 import type { ApiKeyPrincipal } from '../common/auth/api-key-auth.decorator';
+import { CredentialChecks } from '../common/auth/credential-checks';
 import { EarlyRefusals } from '../common/auth/early-refusal';
 import { originMatches } from '../common/auth/origin-match';
 import { ApiKeysService } from './api-keys.service';
@@ -22,14 +21,15 @@ function sentKey(request: FastifyRequest): string | null {
  * not refused for it: browsers always send one, and only browsers are what an origin list can restrain.
  */
 @Injectable()
-export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
+export class ApiKeyStrategy {
   private readonly logger = new Logger(ApiKeyStrategy.name);
 
   constructor(
     private readonly keys: ApiKeysService,
     refusals: EarlyRefusals,
+    checks: CredentialChecks,
   ) {
-    super();
+    checks.register('api-key', (request) => this.verify(request));
     refusals.register(
       'api-key',
       (request) => {
@@ -41,7 +41,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     );
   }
 
-  async validate(request: FastifyRequest): Promise<ApiKeyPrincipal> {
+  async verify(request: FastifyRequest): Promise<ApiKeyPrincipal> {
     const value = sentKey(request);
     if (value === null) throw new UnauthorizedException(MISSING_KEY);
     // The key and its app in one command: a revoked key or a switched-off app fails the next request.

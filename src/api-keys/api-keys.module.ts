@@ -6,7 +6,7 @@ import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKey, ApiKeySchema } from './schemas/api-key.schema';
 
-/** Secret API keys: the admin routes, and the `api-key` Passport strategy that `@ApiKeyAuth()` routes run. */
+/** Secret API keys: the admin routes, and the `api-key` strategy whose check `@ApiKeyAuth()` routes run. */
 @Module({
   imports: [MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }]), AppsModule],
   controllers: [ApiKeysController],

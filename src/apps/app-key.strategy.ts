@@ -1,7 +1,6 @@
 import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { Strategy } from 'passport-custom';
+import { CredentialChecks } from '../common/auth/credential-checks';
 import { EarlyRefusals } from '../common/auth/early-refusal';
 import { originMatches } from '../common/auth/origin-match';
 import { AppsService } from './apps.service';
@@ -23,12 +22,13 @@ function sentKey(request: FastifyRequest): string | null {
  * app is refused (403). On a route with an `{appId}` path parameter, the key must be that app's (403).
  */
 @Injectable()
-export class AppKeyStrategy extends PassportStrategy(Strategy, 'app-key') {
+export class AppKeyStrategy {
   constructor(
     private readonly apps: AppsService,
     refusals: EarlyRefusals,
+    checks: CredentialChecks,
   ) {
-    super();
+    checks.register('app-key', (request) => this.verify(request));
     refusals.register(
       'app-key',
       (request) => {
@@ -40,7 +40,7 @@ export class AppKeyStrategy extends PassportStrategy(Strategy, 'app-key') {
     );
   }
 
-  async validate(request: FastifyRequest): Promise<App> {
+  async verify(request: FastifyRequest): Promise<App> {
     const key = sentKey(request);
     if (key === null) throw new UnauthorizedException(MISSING_KEY);
     if (!PUBLIC_KEY_FORMAT.test(key)) throw new UnauthorizedException(INVALID_KEY);

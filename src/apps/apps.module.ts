@@ -9,7 +9,7 @@ import { App, AppSchema } from './schemas/app.schema';
 
 /**
  * App records. Tenant modules import it to check the `{appId}` of a path through AppsService; the `app-key`
- * Passport strategy that `@AppKeyAuth()` routes run registers here.
+ * strategy whose check `@AppKeyAuth()` routes run registers here.
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: App.name, schema: AppSchema }]), SenderDomainsModule],

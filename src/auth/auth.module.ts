@@ -14,7 +14,7 @@ import { TwoFactorController } from './two-factor/two-factor.controller';
 import { TwoFactorService } from './two-factor/two-factor.service';
 
 /**
- * Back-office login and tokens, and end-user tokens; the two bearer strategies register with Passport here.
+ * Back-office login and tokens, and end-user tokens; the two bearer strategies register their checks here.
  */
 @Module({
   imports: [

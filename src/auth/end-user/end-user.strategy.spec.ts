@@ -1,7 +1,8 @@
 import { ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
-import passport from 'passport';
+import type { FastifyRequest } from 'fastify';
+import { CredentialChecks } from '../../common/auth/credential-checks';
 import { SecretKeys } from '../../config/secret-keys';
 import type { ContactsService, TokenSubject } from '../../contacts/contacts.service';
 import { jwtOptions, TOKEN_ISSUER } from '../jwt-options';
@@ -27,24 +28,23 @@ interface Outcome {
   caller?: unknown;
 }
 
-/** Runs the registered `end-user` strategy through Passport, as the global guard does. */
-function authenticate(
+const checks = new CredentialChecks();
+
+/** Runs the registered `end-user` check, as the global guard does. */
+async function authenticate(
   authorization: string | undefined,
   params: Record<string, string> = {},
 ): Promise<Outcome> {
-  const request = { headers: authorization ? { authorization } : {}, params };
-  return new Promise((resolve) => {
-    const middleware = passport.authenticate(
-      'end-user',
-      { session: false },
-      (error: unknown, caller: unknown) => resolve({ error, caller }),
-    ) as (req: unknown, res: unknown, next: (err?: unknown) => void) => void;
-    middleware(request, {}, (error) => resolve({ error }));
-  });
+  const request = { headers: authorization ? { authorization } : {}, params } as unknown as FastifyRequest;
+  try {
+    return { caller: await checks.verify('end-user', request) };
+  } catch (error) {
+    return { error };
+  }
 }
 
 describe('EndUserStrategy', () => {
-  beforeAll(() => new EndUserStrategy(keys, contacts));
+  beforeAll(() => new EndUserStrategy(keys, contacts, checks));
   beforeEach(() => {
     records.clear();
     records.set(person.id, { tokenVersion: 0, deletedAt: null });
@@ -52,7 +52,7 @@ describe('EndUserStrategy', () => {
 
   it('accepts a token from EndUserTokenService and yields the person and app', async () => {
     const outcome = await authenticate(`Bearer ${await tokens.sign(person, 0)}`);
-    expect(outcome).toEqual({ error: null, caller: person });
+    expect(outcome).toEqual({ caller: person });
   });
 
   it('signs HS256 tokens for the end-user audience with the configured lifetime', async () => {
@@ -84,7 +84,7 @@ describe('EndUserStrategy', () => {
         subject: person.id,
       },
     );
-    expect((await authenticate(`Bearer ${backOffice}`)).caller).toBe(false);
+    expect((await authenticate(`Bearer ${backOffice}`)).error).toBeInstanceOf(UnauthorizedException);
   });
 
   it('refuses an end-user token signed with the back-office key', async () => {
@@ -92,7 +92,7 @@ describe('EndUserStrategy', () => {
       { appId: person.appId, tv: 0 },
       { privateKey: keys.jwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
-    expect((await authenticate(`Bearer ${forged}`)).caller).toBe(false);
+    expect((await authenticate(`Bearer ${forged}`)).error).toBeInstanceOf(UnauthorizedException);
   });
 
   it('refuses an expired token, one without appId and one without exp', async () => {
@@ -100,7 +100,7 @@ describe('EndUserStrategy', () => {
       { appId: person.appId, tv: 0, exp: Math.floor(Date.now() / 1000) - 5 },
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
     );
-    expect((await authenticate(`Bearer ${expired}`)).caller).toBe(false);
+    expect((await authenticate(`Bearer ${expired}`)).error).toBeInstanceOf(UnauthorizedException);
     const withoutApp = await jwt.signAsync(
       { tv: 0 },
       { privateKey: keys.endUserJwt, issuer: TOKEN_ISSUER, audience: 'end-user', subject: person.id },
@@ -129,7 +129,9 @@ describe('EndUserStrategy', () => {
     expect((await authenticate(`Bearer ${await tokens.sign(person, 0)}`)).caller).toEqual(person);
   });
 
-  it('fails without a token', async () => {
-    expect((await authenticate(undefined)).caller).toBe(false);
+  it('fails without a token, saying it is missing', async () => {
+    const { error } = await authenticate(undefined);
+    expect(error).toBeInstanceOf(UnauthorizedException);
+    expect((error as Error).message).toBe('Missing X-End-User-Token header');
   });
 });

@@ -1,16 +1,16 @@
 import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
-import { Strategy } from 'passport-jwt';
-import { endUserToken } from '../../common/auth/end-user-token';
+import { CredentialChecks } from '../../common/auth/credential-checks';
+import { endUserToken, sentEndUserToken } from '../../common/auth/end-user-token';
 import type { EndUserPrincipal } from '../../common/auth/end-user.decorator';
 import { SecretKeys } from '../../config/secret-keys';
 import { ContactsService } from '../../contacts/contacts.service';
-import { TOKEN_ISSUER } from '../jwt-options';
+import { signedToken, tokenClaims } from '../signed-token';
 import { END_USER_AUDIENCE, type EndUserClaims } from './end-user-token.service';
 
-/** The part of the request this strategy reads besides the token. */
-interface EndUserRequest {
-  params?: Record<string, string | undefined>;
+/** The part of the request this strategy reads. */
+export interface EndUserRequest {
+  headers: Record<string, string | string[] | undefined>;
+  params?: unknown;
 }
 
 const INVALID = 'Invalid or expired token';
@@ -23,32 +23,31 @@ const INVALID = 'Invalid or expired token';
  * GDPR delete bumps it, so the person's earlier tokens are refused at once by every instance.
  */
 @Injectable()
-export class EndUserStrategy extends PassportStrategy(Strategy, 'end-user') {
+export class EndUserStrategy {
+  private readonly signed: (request: EndUserRequest) => string | null;
+
   constructor(
     keys: SecretKeys,
     private readonly contacts: ContactsService,
+    checks: CredentialChecks,
   ) {
-    super({
-      jwtFromRequest: endUserToken,
-      // A KeyObject (see SecretKeys); the typings list only string | Buffer, jsonwebtoken takes it as is.
-      secretOrKey: keys.endUserJwt as unknown as Buffer,
-      algorithms: ['HS256'],
-      issuer: TOKEN_ISSUER,
-      audience: END_USER_AUDIENCE,
-      passReqToCallback: true,
-    });
+    this.signed = signedToken(keys.endUserJwt, endUserToken);
+    checks.register('end-user', (request) => this.verify(request));
   }
 
-  async validate(
-    request: EndUserRequest,
-    claims: Partial<EndUserClaims & { exp: number }>,
-  ): Promise<EndUserPrincipal> {
-    const { sub, appId, tv, exp } = claims;
-    // jsonwebtoken checks `exp` only when present; a token without one would never expire.
+  async verify(request: EndUserRequest): Promise<EndUserPrincipal> {
+    const token = this.signed(request);
+    if (!token) {
+      throw new UnauthorizedException(
+        sentEndUserToken(request) ? INVALID : 'Missing X-End-User-Token header',
+      );
+    }
+    const claims = tokenClaims<EndUserClaims>(token, END_USER_AUDIENCE) ?? {};
+    const { sub, appId, tv } = claims;
     const wellFormed = typeof sub === 'string' && typeof appId === 'string' && typeof tv === 'number';
-    if (!wellFormed || typeof exp !== 'number') throw new UnauthorizedException(INVALID);
+    if (!wellFormed) throw new UnauthorizedException(INVALID);
     // Checked before the read: a token of another app costs no database work.
-    const pathAppId = request.params?.appId;
+    const pathAppId = (request.params as Record<string, string | undefined> | undefined)?.appId;
     if (pathAppId !== undefined && pathAppId !== appId) {
       throw new ForbiddenException('This token belongs to another app');
     }

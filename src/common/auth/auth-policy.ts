@@ -2,8 +2,9 @@ import type { Access } from './roles';
 
 /**
  * Every route declares how it is authenticated through one composed decorator, which stores this policy.
- * The global CredentialGuard reads it and runs the Passport strategy of the same name; a route without one
- * is treated as an admin-only bearer route, and the role × route test fails until it gets a decision.
+ * The global CredentialGuard reads it and runs the check of the same name (CredentialChecks); a route
+ * without one is treated as an admin-only bearer route, and the role × route test fails until it gets a
+ * decision.
  */
 export type AuthPolicy =
   | { credential: 'none' }
@@ -23,7 +24,7 @@ export type AuthPolicy =
 
 export const AUTH_POLICY = 'auth:policy';
 
-/** The credentials that need checking; each is the name of the Passport strategy that checks it. */
+/** The credentials that need checking; each is the name of the check its strategy registers. */
 export type Credential = Exclude<AuthPolicy['credential'], 'none'>;
 
 /**

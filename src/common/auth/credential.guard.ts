@@ -1,17 +1,11 @@
-import {
-  type CanActivate,
-  type ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard, type IAuthModuleOptions } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { AUTH_POLICY, type AuthPolicy, CALLER_PROPERTY, type Credential } from './auth-policy';
+import { AUTH_POLICY, type AuthPolicy, CALLER_PROPERTY } from './auth-policy';
 import { bearerToken } from './bearer-token';
+import { CredentialChecks } from './credential-checks';
 import { EarlyRefusals } from './early-refusal';
-import { offersEndUserToken, sentEndUserToken } from './end-user-token';
+import { offersEndUserToken } from './end-user-token';
 import type { AuthUser } from './current-user.decorator';
 import { Access, roleMayAccess } from './roles';
 import { TWO_FACTOR_ENROLMENT } from './two-factor-enrolment.decorator';
@@ -40,82 +34,40 @@ export function bearerRefusal(request: Pick<RequestWithHeaders, 'headers'>): str
 export const INVALID_BEARER_TOKEN = 'Invalid bearer token: expected Authorization: Bearer <jwt>';
 
 /**
- * Why a strategy declined without an error of its own. The custom strategies always throw a precise
- * 401/403; passport-jwt (bearer and end-user tokens) only fails, so its message is decided here.
- */
-function failure(credential: Credential, request: RequestWithHeaders): UnauthorizedException {
-  if (credential === 'bearer') return new UnauthorizedException(bearerRefusal(request));
-  if (credential === 'end-user') {
-    return new UnauthorizedException(
-      sentEndUserToken(request) ? 'Invalid or expired token' : 'Missing X-End-User-Token header',
-    );
-  }
-  return new UnauthorizedException('Invalid credentials');
-}
-
-/** `@nestjs/passport`'s guard for one strategy, storing the caller under the credential's property. */
-function strategyGuard(credential: Credential): CanActivate {
-  class StrategyGuard extends AuthGuard(credential) {
-    override getAuthenticateOptions(): IAuthModuleOptions {
-      return { session: false, property: CALLER_PROPERTY[credential] };
-    }
-
-    override handleRequest<TCaller>(
-      err: unknown,
-      caller: TCaller | false,
-      _info: unknown,
-      context: ExecutionContext,
-    ) {
-      // Strategies fail with HttpExceptions (401/403); anything else is an error of ours (500 with errorId).
-      if (err) throw err instanceof Error ? err : new Error('A credential strategy failed without an Error');
-      if (!caller) throw failure(credential, context.switchToHttp().getRequest<RequestWithHeaders>());
-      return caller;
-    }
-  }
-  return new StrategyGuard();
-}
-
-/**
  * The one authentication guard (registered as APP_GUARD after the throttler): reads the route's policy,
- * lets `@Public()` routes through, and runs the Passport strategy named by every other credential (and an
- * end-user token on API-key routes that take one as an optional second credential). Bearer routes then
- * check the user's role against the route's access level (403). The strategies register themselves with
- * Passport beside the services that verify them; this guard needs none of those modules.
+ * lets `@Public()` routes through, and runs the check of every other credential (and of an end-user token
+ * on API-key routes that take one as an optional second credential), storing the caller it proves under
+ * the credential's property. Bearer routes then check the user's role against the route's access level
+ * (403). The strategies register their checks beside the services that verify them (CredentialChecks);
+ * this guard needs none of those modules.
  */
 @Injectable()
 export class CredentialGuard implements CanActivate {
-  private readonly guards: Record<Credential, CanActivate> = {
-    bearer: strategyGuard('bearer'),
-    'api-key': strategyGuard('api-key'),
-    'app-key': strategyGuard('app-key'),
-    'webhook-signature': strategyGuard('webhook-signature'),
-    'end-user': strategyGuard('end-user'),
-  };
-
   /** Each route's policy, read from its metadata at its first request (decorators do not change later). */
   private readonly policies = new WeakMap<object, Map<object, AuthPolicy>>();
 
   constructor(
     private readonly reflector: Reflector,
     private readonly refusals: EarlyRefusals,
+    private readonly checks: CredentialChecks,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.policyOf(context);
-    this.refusals.learn(context.switchToHttp().getRequest<FastifyRequest>(), policy);
+    const request = context.switchToHttp().getRequest<FastifyRequest & Record<string, unknown>>();
+    this.refusals.learn(request, policy);
     if (policy.credential === 'none') return true;
 
-    await this.guards[policy.credential].canActivate(context);
+    request[CALLER_PROPERTY[policy.credential]] = await this.checks.verify(policy.credential, request);
 
     // A second credential the route takes when sent: checked like any other (never ignored when invalid);
     // a back-office token in Authorization is not one (see offersEndUserToken).
-    if (policy.credential === 'api-key' && policy.endUser === 'optional') {
-      const request = context.switchToHttp().getRequest<RequestWithHeaders>();
-      if (offersEndUserToken(request)) await this.guards['end-user'].canActivate(context);
+    if (policy.credential === 'api-key' && policy.endUser === 'optional' && offersEndUserToken(request)) {
+      request[CALLER_PROPERTY['end-user']] = await this.checks.verify('end-user', request);
     }
 
     if (policy.credential === 'bearer') {
-      const user = context.switchToHttp().getRequest<{ user: AuthUser }>().user;
+      const user = request[CALLER_PROPERTY.bearer] as AuthUser;
       if (!roleMayAccess(user.role, policy.access)) {
         throw new ForbiddenException('Your role does not allow this operation');
       }

@@ -4,6 +4,7 @@ import { ThrottlerStorageService } from '@nestjs/throttler';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { Model } from 'mongoose';
+import { CredentialChecks } from '../../common/auth/credential-checks';
 import { ForgedSignatureBudget } from './forged-signature-budget';
 import { AWS_SNS_ENDPOINTS } from './providers/sns-endpoints';
 import type { WebhookToken } from './schemas/webhook-token.schema';
@@ -18,6 +19,7 @@ const strategyWith = (secret?: string) =>
     // Resend's format needs neither Mailgun's tokens nor SNS's endpoints.
     {} as Model<WebhookToken>,
     AWS_SNS_ENDPOINTS,
+    new CredentialChecks(),
   );
 
 /** A request as the provider sends it: the body's bytes signed with `secret` at `sentAt`. */
@@ -48,7 +50,7 @@ describe('WebhookSignatureStrategy', () => {
   afterAll(() => storage.onApplicationShutdown());
 
   it('accepts a correctly signed body and returns its event, keyed by the webhook id', async () => {
-    const message = await strategy.validate(signedRequest(body));
+    const message = await strategy.verify(signedRequest(body));
     expect(message.deliveries).toEqual([
       {
         id: 'msg_2p5Yc',
@@ -60,12 +62,12 @@ describe('WebhookSignatureStrategy', () => {
   });
 
   it('accepts the svix-* header names', async () => {
-    const message = await strategy.validate(signedRequest(body, { prefix: 'svix' }));
+    const message = await strategy.verify(signedRequest(body, { prefix: 'svix' }));
     expect(message.deliveries[0].id).toBe('msg_2p5Yc');
   });
 
   it('accepts a timestamp within the 5-minute tolerance', async () => {
-    await expect(strategy.validate(signedRequest(body, { sentAt: minutes(-4) }))).resolves.toBeDefined();
+    await expect(strategy.verify(signedRequest(body, { sentAt: minutes(-4) }))).resolves.toBeDefined();
   });
 
   it.each([
@@ -73,20 +75,20 @@ describe('WebhookSignatureStrategy', () => {
     ['more than 5 minutes ahead', { sentAt: minutes(6) }, /too new/],
     ['signed with another secret', { secret: `whsec_${randomBytes(24).toString('base64')}` }, /signature/],
   ])('refuses a message %s', async (_label, options, message) => {
-    await expect(strategy.validate(signedRequest(body, options))).rejects.toThrow(UnauthorizedException);
-    await expect(strategy.validate(signedRequest(body, options))).rejects.toThrow(message);
+    await expect(strategy.verify(signedRequest(body, options))).rejects.toThrow(UnauthorizedException);
+    await expect(strategy.verify(signedRequest(body, options))).rejects.toThrow(message);
   });
 
   it('refuses a body changed after signing', async () => {
     const request = signedRequest(body);
     request.rawBody = Buffer.from(body.replace('delivered', 'bounced'));
-    await expect(strategy.validate(request)).rejects.toThrow(UnauthorizedException);
+    await expect(strategy.verify(request)).rejects.toThrow(UnauthorizedException);
   });
 
   it('refuses a signature moved to another message id', async () => {
     const request = signedRequest(body);
     request.headers['webhook-id'] = 'msg_other';
-    await expect(strategy.validate(request)).rejects.toThrow(UnauthorizedException);
+    await expect(strategy.verify(request)).rejects.toThrow(UnauthorizedException);
   });
 
   it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])(
@@ -94,21 +96,21 @@ describe('WebhookSignatureStrategy', () => {
     async (name) => {
       const request = signedRequest(body);
       delete request.headers[name];
-      await expect(strategy.validate(request)).rejects.toThrow(/Missing webhook-id/);
+      await expect(strategy.verify(request)).rejects.toThrow(/Missing webhook-id/);
     },
   );
 
   it('refuses a request whose raw body was not kept', async () => {
     const request = signedRequest(body);
     delete request.rawBody;
-    await expect(strategy.validate(request)).rejects.toThrow(UnauthorizedException);
+    await expect(strategy.verify(request)).rejects.toThrow(UnauthorizedException);
   });
 
   it('refuses everything when WEBHOOK_SECRET is not set', async () => {
-    await expect(strategyWith(undefined).validate(signedRequest(body))).rejects.toThrow(/not configured/);
+    await expect(strategyWith(undefined).verify(signedRequest(body))).rejects.toThrow(/not configured/);
   });
 
   it('answers 400 for a correctly signed body that is not JSON', async () => {
-    await expect(strategy.validate(signedRequest('not json'))).rejects.toThrow(BadRequestException);
+    await expect(strategy.verify(signedRequest('not json'))).rejects.toThrow(BadRequestException);
   });
 });

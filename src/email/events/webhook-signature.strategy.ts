@@ -1,9 +1,8 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
-import { PassportStrategy } from '@nestjs/passport';
 import type { Model } from 'mongoose';
-import { Strategy } from 'passport-custom';
+import { CredentialChecks } from '../../common/auth/credential-checks';
 import { clientIp } from '../../common/http/client-ip';
 import { RetryLaterException } from '../../common/http/retry-later.exception';
 import type { AppConfig } from '../../config/env';
@@ -33,7 +32,7 @@ export type { WebhookRequest } from './providers/provider-format';
  * signatures; over it, failures answer 429 with Retry-After. Valid deliveries are never counted.
  */
 @Injectable()
-export class WebhookSignatureStrategy extends PassportStrategy(Strategy, 'webhook-signature') {
+export class WebhookSignatureStrategy {
   private readonly format: ProviderFormat;
 
   constructor(
@@ -41,8 +40,9 @@ export class WebhookSignatureStrategy extends PassportStrategy(Strategy, 'webhoo
     private readonly budget: ForgedSignatureBudget,
     @InjectModel(WebhookToken.name) tokens: Model<WebhookToken>,
     @Inject(SNS_ENDPOINT_RULE) snsEndpoints: SnsEndpointRule,
+    checks: CredentialChecks,
   ) {
-    super();
+    checks.register('webhook-signature', (request) => this.verify(request));
     const setting = <K extends keyof AppConfig>(name: K) => config.get(name, { infer: true });
     this.format = providerFormat(
       setting('EMAIL_PROVIDER'),
@@ -58,7 +58,7 @@ export class WebhookSignatureStrategy extends PassportStrategy(Strategy, 'webhoo
     );
   }
 
-  async validate(request: WebhookRequest): Promise<VerifiedWebhook> {
+  async verify(request: WebhookRequest): Promise<VerifiedWebhook> {
     try {
       return await this.format.receive(request, new Date());
     } catch (error) {
