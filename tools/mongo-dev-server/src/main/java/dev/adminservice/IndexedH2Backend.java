@@ -76,6 +76,7 @@ class IndexedH2Backend extends H2Backend {
         MVMap<String, Object> meta,
         CursorRegistry cursors) {
       super(database, name, options, data, meta, cursors);
+      ConcurrentIndexes.install(this);
     }
 
     @Override
