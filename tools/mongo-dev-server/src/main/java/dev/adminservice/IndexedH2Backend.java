@@ -76,7 +76,6 @@ class IndexedH2Backend extends H2Backend {
         MVMap<String, Object> meta,
         CursorRegistry cursors) {
       super(database, name, options, data, meta, cursors);
-      ConcurrentIndexes.install(this);
     }
 
     @Override

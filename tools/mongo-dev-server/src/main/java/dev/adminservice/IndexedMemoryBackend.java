@@ -33,7 +33,6 @@ final class IndexedMemoryBackend extends MemoryBackend {
   private static final class Collection extends MemoryCollection {
     Collection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
       super(database, name, options, cursors);
-      ConcurrentIndexes.install(this);
     }
 
     @Override
