@@ -87,12 +87,16 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
       }
     };
 
-    /** Every way the index and the documents can disagree, as readable lines. */
+    /**
+     * Every way the index and the documents can disagree, as readable lines. The lookups go out
+     * `WRITERS` at a time (one per pooled connection): a round writes thousands of tokens, and one at a
+     * time they made the test outlast its limit on a loaded machine.
+     */
     const disagreements = async (slots: Collection<Slot>, tokens: string[]): Promise<string[]> => {
       const documents = await slots.find({}).toArray();
       const held = new Map(documents.filter((slot) => slot.token).map((slot) => [slot.token!, slot._id]));
       const found: string[] = [];
-      for (const token of tokens) {
+      const check = async (token: string) => {
         const byIndex = await slots.findOne({ token });
         const expected = held.get(token);
         if ((byIndex?._id ?? null) !== (expected ?? null) || (byIndex && byIndex.token !== token)) {
@@ -100,6 +104,9 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
             `token ${token}: the index finds ${byIndex?._id ?? 'nothing'}, the documents ${expected ?? 'none'}`,
           );
         }
+      };
+      for (let start = 0; start < tokens.length; start += WRITERS) {
+        await Promise.all(tokens.slice(start, start + WRITERS).map(check));
       }
       return found;
     };
