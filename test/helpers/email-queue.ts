@@ -8,7 +8,10 @@ import { SAFETY_DEADLINE_MS } from './wait';
 
 export interface DrainOptions {
   deadlineMs?: number;
-  /** Only jobs already due count as open (a job scheduled for later does not keep the drain waiting). */
+  /**
+   * Only jobs due before the deadline count as open: a job scheduled beyond it (tomorrow's, a held
+   * campaign's) does not keep the drain waiting, while a retry due in a few milliseconds does.
+   */
   dueOnly?: boolean;
 }
 
@@ -26,7 +29,7 @@ export async function drainEmailQueue(t: TestApp, options: DrainOptions = {}): P
     const open = await jobs
       .countDocuments({
         status: trusted({ $in: ['pending', 'processing', 'failed'] }),
-        ...(options.dueOnly ? { scheduledAt: trusted({ $lte: new Date() }) } : {}),
+        ...(options.dueOnly ? { scheduledAt: trusted({ $lte: new Date(deadline) }) } : {}),
       })
       .exec();
     if (open === 0) return;
