@@ -19,6 +19,8 @@
  *                                                                 sent: a .cpuprofile and its summary)
  *   BENCH_DKIM=1 BENCH_SKIP_PIXEL=1 npm run bench -- campaign   (every message DKIM-signed: the app has a
  *                                                            verified sender domain, MAIL_FROM is on it)
+ *   BENCH_HEAP_SNAPSHOT=/tmp/end.heapsnapshot BENCH_SKIP_PIXEL=1 npm run bench -- campaign
+ *       (also writes a heap snapshot once the campaign is sent, after a full collection: what is still held)
  *   BENCH_BASELINE_DIR=/other/checkout BENCH_SKIP_PIXEL=1 npm run bench -- campaign
  *       (that checkout's fan-out first, then this one's, in one run: its dist/ and .bench-build/campaign/
  *       must exist, e.g. after one `npm run bench -- campaign` there)
@@ -31,6 +33,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   type CommandFailedEvent,
   type CommandStartedEvent,
@@ -384,6 +388,7 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     const elapsedMs = performance.now() - started;
     const cpuPerMessage = cpu();
     const slowestShapes = times();
+    const held = heldAfterFullCollection();
     clearInterval(planWatch);
     await profile.stop(join(tmpdir(), `campaign-send-${Date.now()}.cpuprofile`));
     planDoneMs ||= elapsedMs;
@@ -414,6 +419,8 @@ async function fanOut(databaseUri: string): Promise<boolean> {
         `heap used ${mb(atPeak.heapUsed)} of ${mb(atPeak.heapTotal)}, external ${mb(atPeak.external)} ` +
           `(array buffers ${mb(atPeak.arrayBuffers)})`,
       ],
+      // What the run left behind: state kept past its message shows here, growing with RECIPIENTS.
+      ['heap held once sent', `${mb(held)} after a full collection`],
     ];
     for (const [step, time] of Object.entries(steps)) {
       rows.push([`  ${step}`, `${time.calls} calls, ${(time.ms / 1000).toFixed(1)} s awaited in total`]);
@@ -430,6 +437,18 @@ async function fanOut(databaseUri: string): Promise<boolean> {
     await smtp.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The heap still used after a full collection (V8's `gc`, exposed for this call); with BENCH_HEAP_SNAPSHOT,
+ * a snapshot of it is written there too.
+ */
+function heldAfterFullCollection(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const held = process.memoryUsage().heapUsed;
+  if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
+  return held;
 }
 
 /** Bare Fastify answering the same GIF with the same headers, in a process of its own. */

@@ -77,9 +77,8 @@ export class PollingWorker<T extends KindTypes>
   /** The run in progress of each lane (`''` for a kind without lanes). */
   private readonly runs = new Map<string, Promise<RunSummary<OutcomeOf<T>['status']>>>();
   private stopping = false;
-  private signalStop: () => void = noop;
-  /** Settles when a stop begins (ends the slots' waits for the rate limiter). */
-  private readonly stopped = new Promise<void>((resolve) => (this.signalStop = resolve));
+  /** Aborted when a stop begins (ends the slots' waits for the rate limiter). */
+  private readonly stopSignal = new AbortController();
   private lastRunEndedAt: Date | null = null;
   private readonly rates = new Map<string, RateLimiter>();
   private reaping: Promise<Reaped[]> | null = null;
@@ -229,7 +228,7 @@ export class PollingWorker<T extends KindTypes>
   private async stop(): Promise<void> {
     this.stopping = true;
     this.stopListening();
-    this.signalStop();
+    this.stopSignal.abort();
     this.database.unwatch();
     const { scheduler } = this.runtime;
     for (const name of [this.name, `${this.name}.reaper`]) {
@@ -444,7 +443,7 @@ export class PollingWorker<T extends KindTypes>
         const { job, lockToken } = next;
         const entry: HeldEntry<T['job']> = { job, lockToken, handed: false, repeatable: false };
         this.held.set(lockToken, entry);
-        await Promise.race([rate.acquire(), this.stopped]);
+        await rate.acquire(this.stopSignal.signal);
         if (halted()) {
           if (this.held.delete(lockToken)) await this.release([entry], 'not started');
           break;

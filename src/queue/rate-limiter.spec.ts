@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { RateLimiter } from './rate-limiter';
 
 describe('RateLimiter', () => {
@@ -14,5 +15,27 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter(0, () => ++clockReads);
     await Promise.all(Array.from({ length: 100 }, () => limiter.acquire()));
     expect(clockReads).toBe(0);
+  });
+
+  it('leaves nothing attached to the stop signal once its waits are over', async () => {
+    // A worker calls acquire once per job for as long as the process lives.
+    const stop = new AbortController();
+    const limiter = new RateLimiter(1_000);
+    const waits = Array.from({ length: 20 }, () => limiter.acquire(stop.signal));
+    expect(getEventListeners(stop.signal, 'abort').length).toBeGreaterThan(0);
+    await Promise.all(waits);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('ends a wait when the stop signal aborts, and detaches from it', async () => {
+    const stop = new AbortController();
+    const limiter = new RateLimiter(1 / 3_600);
+    await limiter.acquire(stop.signal);
+    const waiting = limiter.acquire(stop.signal); // an hour away
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+    stop.abort();
+    await waiting;
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    await limiter.acquire(stop.signal); // stopped: no wait at all
   });
 });

@@ -10,14 +10,31 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Resolves when the caller may send one message. */
-  async acquire(): Promise<void> {
-    if (this.perSecond <= 0) return;
+  /**
+   * Resolves when the caller may send one message, or at once when `stop` is aborted (a stopping worker
+   * starts nothing more). A wait attaches to `stop` only while it lasts: a worker lives for the process and
+   * calls this once per job, so anything left attached per call would grow with every message it sent.
+   */
+  async acquire(stop?: AbortSignal): Promise<void> {
+    if (this.perSecond <= 0 || stop?.aborted) return;
     const now = this.now();
     const slot = Math.max(now, this.nextFreeAt);
     this.nextFreeAt = slot + 1000 / this.perSecond;
     const wait = slot - now;
-    // Unref'd: a slot waiting for its turn never keeps a stopping process alive (the stop releases its job).
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+    if (wait > 0) await waitOrStop(wait, stop);
   }
+}
+
+/** Resolves after `ms`, or when `stop` aborts; the timer and the listener are removed either way. */
+function waitOrStop(ms: number, stop?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', done);
+      resolve();
+    };
+    // Unref'd: a slot waiting for its turn never keeps a stopping process alive (the stop releases its job).
+    const timer = setTimeout(done, ms).unref();
+    stop?.addEventListener('abort', done, { once: true });
+  });
 }
