@@ -22,7 +22,7 @@ import type {
   Reaped,
 } from './lease-queue.store';
 import type { DueJob, DueOf, HeldJob, JobOf, KindTypes, OutcomeOf, ScanOf } from './queue-kind';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter, stopForWaits } from './rate-limiter';
 import { type FailedAttempt, failedAttempt } from './retry-policy';
 
 export type { JobContext, JobHandlerFn } from './job-context';
@@ -78,7 +78,7 @@ export class PollingWorker<T extends KindTypes>
   private readonly runs = new Map<string, Promise<RunSummary<OutcomeOf<T>['status']>>>();
   private stopping = false;
   /** Aborted when a stop begins (ends the slots' waits for the rate limiter). */
-  private readonly stopSignal = new AbortController();
+  private readonly stopSignal = stopForWaits();
   private lastRunEndedAt: Date | null = null;
   private readonly rates = new Map<string, RateLimiter>();
   private reaping: Promise<Reaped[]> | null = null;

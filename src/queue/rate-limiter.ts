@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * Spaces out sends to at most `perSecond` messages a second across the worker's concurrent slots (each
  * caller reserves the next free instant). 0 means no limit.
@@ -23,6 +25,16 @@ export class RateLimiter {
     const wait = slot - now;
     if (wait > 0) await waitOrStop(wait, stop);
   }
+}
+
+/**
+ * The stop a worker hands to its limiters: every slot of every lane may wait on it at once, past the
+ * 10 listeners after which Node warns of a leak (each wait detaches when it ends).
+ */
+export function stopForWaits(): AbortController {
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  return stop;
 }
 
 /** Resolves after `ms`, or when `stop` aborts; the timer and the listener are removed either way. */
