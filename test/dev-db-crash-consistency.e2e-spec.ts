@@ -138,8 +138,18 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
           round,
           disagreements: [],
         });
-        // Held slots stay held across the restart; give them back for the next round.
-        await slots.updateMany({ state: 'held' }, { $set: { state: 'free' }, $unset: { token: '' } });
+        // Held slots stay held across the restart; give them back for the next round. In `delayed` mode a
+        // kill loses the writes of the last second, which can be the slots themselves (inserted just before
+        // round 0's kill): with none left, no writer's update matched and the round waited forever.
+        await slots.bulkWrite(
+          Array.from({ length: SLOTS }, (_, i) => ({
+            updateOne: {
+              filter: { _id: i },
+              update: { $set: { state: 'free' as const }, $unset: { token: '' }, $setOnInsert: { turns: 0 } },
+              upsert: true,
+            },
+          })),
+        );
       }
     }, 300_000);
   },
