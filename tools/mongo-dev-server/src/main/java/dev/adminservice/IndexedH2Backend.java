@@ -15,12 +15,14 @@ import org.h2.mvstore.MVStore;
 
 /**
  * The H2 file backend (local runs), its filters narrowed by a unique index ({@link IndexedQueries}), its
- * file written only between write commands ({@link WholeCommandCommits}). A
+ * index changes kept apart from other commands ({@link IndexListLock}), its file written only between write
+ * commands ({@link WholeCommandCommits}). A
  * collection keeps the library's map names ({@code databases.<db>.<name>}, {@code meta.<db>.<name>}), so a
  * data file written before opens as it was.
  */
 class IndexedH2Backend extends H2Backend {
   private final WholeCommandCommits commits;
+  private final IndexListLock indexLists = new IndexListLock();
 
   IndexedH2Backend(MVStore store, WholeCommandCommits commits) {
     super(store);
@@ -31,10 +33,13 @@ class IndexedH2Backend extends H2Backend {
   public Document handleCommand(Channel channel, String database, String command, Document query) {
     if (command.equals(IndexedQueries.SCAN_COUNTS_COMMAND)) return IndexedQueries.scanCounts();
     if (!WholeCommandCommits.writes(command, query)) {
-      return super.handleCommand(channel, database, command, query);
+      return indexLists.around(command, () -> super.handleCommand(channel, database, command, query));
     }
     try {
-      return commits.duringWrite(() -> super.handleCommand(channel, database, command, query));
+      // The index lock is the outer one, and is let go before afterWrite waits for the disk.
+      return indexLists.around(
+          command,
+          () -> commits.duringWrite(() -> super.handleCommand(channel, database, command, query)));
     } finally {
       afterWrite();
     }

@@ -10,14 +10,18 @@ import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
 
-/** The in-memory backend (tests, benches), its filters narrowed by a unique index ({@link IndexedQueries}). */
+/**
+ * The in-memory backend (tests, benches), its filters narrowed by a unique index ({@link IndexedQueries}), its
+ * index changes kept apart from other commands ({@link IndexListLock}).
+ */
 final class IndexedMemoryBackend extends MemoryBackend {
+  private final IndexListLock indexLists = new IndexListLock();
 
   @Override
   public Document handleCommand(Channel channel, String database, String command, Document query) {
     return command.equals(IndexedQueries.SCAN_COUNTS_COMMAND)
         ? IndexedQueries.scanCounts()
-        : super.handleCommand(channel, database, command, query);
+        : indexLists.around(command, () -> super.handleCommand(channel, database, command, query));
   }
 
   @Override
