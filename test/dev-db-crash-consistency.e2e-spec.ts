@@ -63,6 +63,25 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
       return client.db().collection<Slot>('slots');
     };
 
+    /**
+     * Makes the token index and every slot (free) exist. Run after each start: in `delayed` mode a kill loses
+     * the writes of the last second, which can be round 0's index and slots (made just before its kill).
+     * Without the index the later rounds would compare a scan with a scan; without the slots no writer's
+     * update would match and the round would wait for turns forever. Held slots are given back the same way.
+     */
+    const prepare = async (slots: Collection<Slot>): Promise<void> => {
+      await slots.createIndex({ token: 1 }, { unique: true, sparse: true });
+      await slots.bulkWrite(
+        Array.from({ length: SLOTS }, (_, i) => ({
+          updateOne: {
+            filter: { _id: i },
+            update: { $set: { state: 'free' as const }, $unset: { token: '' }, $setOnInsert: { turns: 0 } },
+            upsert: true,
+          },
+        })),
+      );
+    };
+
     let turnsDone = 0;
 
     /** Takes and gives back slots until the database goes away; resolves with the tokens it ever wrote. */
@@ -113,10 +132,7 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
 
     it('over several kills during concurrent writes', async () => {
       let slots = await open();
-      await slots.createIndex({ token: 1 }, { unique: true, sparse: true });
-      await slots.insertMany(
-        Array.from({ length: SLOTS }, (_, i) => ({ _id: i, state: 'free' as const, turns: 0 })),
-      );
+      await prepare(slots);
 
       for (let round = 0; round < ROUNDS; round += 1) {
         let settled = false;
@@ -138,18 +154,7 @@ describe.each<DevDatabaseDurability>(['delayed', 'commit'])(
           round,
           disagreements: [],
         });
-        // Held slots stay held across the restart; give them back for the next round. In `delayed` mode a
-        // kill loses the writes of the last second, which can be the slots themselves (inserted just before
-        // round 0's kill): with none left, no writer's update matched and the round waited forever.
-        await slots.bulkWrite(
-          Array.from({ length: SLOTS }, (_, i) => ({
-            updateOne: {
-              filter: { _id: i },
-              update: { $set: { state: 'free' as const }, $unset: { token: '' }, $setOnInsert: { turns: 0 } },
-              upsert: true,
-            },
-          })),
-        );
+        await prepare(slots);
       }
     }, 300_000);
   },
